@@ -1,0 +1,198 @@
+#include "sim/network.h"
+
+#include <fmt/format.h>
+
+#include "sim/world.h"
+
+namespace oversim::sim {
+
+// ---- Mailbox
+
+std::optional<Message> Mailbox::receive(std::optional<Instant> deadline, const char* where) {
+  while (queue_.empty()) {
+    if (waiters_.wait(deadline, where) == WakeReason::timed_out && queue_.empty()) return std::nullopt;
+  }
+  Message m = std::move(queue_.front());
+  queue_.pop_front();
+  return m;
+}
+
+void Mailbox::push(Message m) {
+  queue_.push_back(std::move(m));
+  waiters_.notify_one();
+}
+
+Mailbox& Node::mailbox(const std::string& port) {
+  auto it = mailboxes_.find(port);
+  if (it == mailboxes_.end()) it = mailboxes_.emplace(port, std::make_unique<Mailbox>()).first;
+  return *it->second;
+}
+
+// ---- faults
+
+void Network::partition(const std::vector<NodeId>& side_a, const std::vector<NodeId>& side_b) {
+  for (NodeId a : side_a) {
+    for (NodeId b : side_b) {
+      if (a == b) continue;
+      blocked_.insert({a, b});
+      blocked_.insert({b, a});
+    }
+  }
+}
+
+void Network::isolate(NodeId node) {
+  for (const auto& other : world_.nodes()) {
+    if (other->id() == node) continue;
+    blocked_.insert({node, other->id()});
+    blocked_.insert({other->id(), node});
+  }
+}
+
+void Network::cut(NodeId from, NodeId to) { blocked_.insert({from, to}); }
+
+void Network::heal() { blocked_.clear(); }
+
+void Network::delay_next(NodeId from, NodeId to, Duration extra) { delay_next_[{from, to}] = extra; }
+
+void Network::hold(NodeId from, NodeId to) { held_[{from, to}]; }
+
+void Network::release(NodeId from, NodeId to) {
+  auto it = held_.find({from, to});
+  if (it == held_.end()) return;
+  std::vector<Message> messages = std::move(it->second);
+  held_.erase(it);
+  for (Message& m : messages) transmit(std::move(m), Duration::zero());
+}
+
+// ---- messages
+
+Duration Network::draw_latency(NodeId from, NodeId to) {
+  auto it = link_latency_.find({from, to});
+  const LatencyModel& model = it != link_latency_.end() ? it->second : config_.latency;
+  if (model.tail.numerator > 0 && world_.chance(model.tail)) {
+    return Duration::ns(world_.random_between(model.max.count_ns(), model.tail_max.count_ns()));
+  }
+  return Duration::ns(world_.random_between(model.min.count_ns(), model.max.count_ns()));
+}
+
+void Network::send(Node& from, Node& to, const std::string& port, std::any body, std::string summary) {
+  Message m;
+  m.from = from.id();
+  m.to = to.id();
+  m.port = port;
+  m.body = std::move(body);
+  m.summary = std::move(summary);
+  transmit(std::move(m), Duration::zero());
+}
+
+void Network::transmit(Message m, Duration extra) {
+  Node& from = *world_.nodes()[m.from];
+  Node& to = *world_.nodes()[m.to];
+  if (m.id == 0) m.id = next_message_id_++;
+  if (!from.up()) return;  // a crashed process sends nothing (a destructor during unwinding)
+  ++sent_;
+  auto held = held_.find({m.from, m.to});
+  if (held != held_.end()) {
+    world_.trace_at(&from, "hold", {{"to", to.name()}, {"msg", m.summary}});
+    held->second.push_back(std::move(m));
+    return;
+  }
+  if (blocked(m.from, m.to)) {
+    ++dropped_;
+    world_.trace_at(&from, "drop", {{"to", to.name()}, {"reason", "partition"}, {"msg", m.summary}});
+    return;
+  }
+  if (config_.loss.numerator > 0 && world_.chance(config_.loss)) {
+    ++dropped_;
+    world_.trace_at(&from, "drop", {{"to", to.name()}, {"reason", "loss"}, {"msg", m.summary}});
+    return;
+  }
+  Duration latency = draw_latency(m.from, m.to) + extra;
+  auto delayed = delay_next_.find({m.from, m.to});
+  if (delayed != delay_next_.end()) {
+    latency += delayed->second;
+    world_.trace_at(&from, "delay", {{"to", to.name()}, {"extra", format_duration(delayed->second)}, {"msg", m.summary}});
+    delay_next_.erase(delayed);
+  }
+  const bool duplicate = config_.duplicate.numerator > 0 && world_.chance(config_.duplicate);
+  if (duplicate) {
+    Message copy = m;
+    const Duration copy_latency = draw_latency(m.from, m.to);
+    world_.trace_at(&from, "duplicate", {{"to", to.name()}, {"msg", m.summary}});
+    world_.after(copy_latency, [this, copy = std::move(copy)]() mutable { deliver(std::move(copy)); });
+  }
+  world_.after(latency, [this, m = std::move(m)]() mutable { deliver(std::move(m)); });
+}
+
+void Network::deliver(Message m) {
+  Node& to = *world_.nodes()[m.to];
+  if (!to.up()) {
+    ++dropped_;
+    world_.trace_at(&to, "drop", {{"from", world_.nodes()[m.from]->name()}, {"reason", "down"}, {"msg", m.summary}});
+    return;
+  }
+  if (blocked(m.from, m.to)) {
+    ++dropped_;
+    world_.trace_at(&to, "drop", {{"from", world_.nodes()[m.from]->name()}, {"reason", "partition"}, {"msg", m.summary}});
+    return;
+  }
+  if (m.is_reply) {
+    auto it = pending_.find(m.rpc_id);
+    if (it == pending_.end()) return;  // the caller gave up (timeout) or died: a late reply
+    PendingCall* call = it->second;
+    pending_.erase(it);
+    call->done = true;
+    call->body = std::move(m.body);
+    world_.wake(call->waiter, WakeReason::woken);
+    return;
+  }
+  to.mailbox(m.port).push(std::move(m));
+}
+
+RpcResult<std::any> Network::call(Node& from, Node& to, const std::string& port, std::any request, std::string summary, Duration timeout) {
+  FiberRecord* me = world_.current_fiber();
+  if (me == nullptr || me->node != &from) throw SimError(fmt::format("rpc '{}' must be called from a fiber of node '{}'", summary, from.name()));
+  PendingCall call;
+  call.waiter = me;
+  const uint64_t rpc_id = next_rpc_id_++;
+  pending_[rpc_id] = &call;
+  struct Forget {
+    Network& net;
+    uint64_t id;
+    ~Forget() { net.pending_.erase(id); }
+  } forget{*this, rpc_id};
+  Message m;
+  m.from = from.id();
+  m.to = to.id();
+  m.port = port;
+  m.rpc_id = rpc_id;
+  m.body = std::move(request);
+  m.summary = std::move(summary);
+  transmit(std::move(m), Duration::zero());
+  const Instant deadline = world_.now() + timeout;
+  while (!call.done) {
+    if (world_.park(deadline, "rpc reply") == WakeReason::timed_out && !call.done) return RpcResult<std::any>{RpcStatus::timed_out, std::nullopt};
+  }
+  return RpcResult<std::any>{RpcStatus::ok, std::move(call.body)};
+}
+
+void Network::reply(Node& server, const Message& request, std::any body, std::string summary) {
+  Message m;
+  m.from = server.id();
+  m.to = request.from;
+  m.port = request.port;
+  m.rpc_id = request.rpc_id;
+  m.is_reply = true;
+  m.body = std::move(body);
+  m.summary = std::move(summary);
+  transmit(std::move(m), Duration::zero());
+}
+
+void Network::on_crash(Node& node) {
+  // Held messages from a crashed process were in its socket buffers: gone.
+  for (auto& [link, messages] : held_) {
+    if (link.first == node.id()) messages.clear();
+  }
+}
+
+}  // namespace oversim::sim

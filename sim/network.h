@@ -1,0 +1,137 @@
+// The simulated network: one-way messages and request/response between nodes, with latency from
+// a configurable distribution, loss, duplication, reordering (independent latencies), full and
+// one-way partitions, holding a link's messages until release, and delaying a chosen message.
+//
+// Payloads are std::any so models keep their own typed requests; every message also carries a
+// readable summary for the trace. An RPC waits with a virtual-time timeout and returns an
+// explicit ambiguous outcome on timeout: the request may or may not have taken effect.
+#pragma once
+
+#include <any>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/node.h"
+#include "sim/prng.h"
+#include "sim/sync.h"
+#include "sim/time.h"
+
+namespace oversim::sim {
+
+struct Message {
+  uint64_t id = 0;
+  NodeId from = 0;
+  NodeId to = 0;
+  std::string port;
+  uint64_t rpc_id = 0;  // nonzero for RPC requests and replies
+  bool is_reply = false;
+  std::any body;
+  std::string summary;
+};
+
+// Uniform in [min, max], except that one message in `tail` takes up to `tail_max`: a LAN with
+// an occasional slow packet. Integers only.
+struct LatencyModel {
+  Duration min = Duration::us(100);
+  Duration max = Duration::us(400);
+  Ratio tail = Ratio{1, 100};
+  Duration tail_max = Duration::ms(5);
+};
+
+struct NetworkConfig {
+  LatencyModel latency;
+  Ratio loss = Ratio::never();
+  Ratio duplicate = Ratio::never();
+};
+
+// A node's inbox for one port. Messages queue while nobody receives (and while the node is
+// paused); a crash empties it.
+class Mailbox {
+ public:
+  std::optional<Message> receive(std::optional<Instant> deadline = std::nullopt, const char* where = "mailbox receive");
+  void push(Message m);
+  void clear() { queue_.clear(); }
+  size_t size() const { return queue_.size(); }
+
+ private:
+  std::deque<Message> queue_;
+  WaitQueue waiters_;
+};
+
+enum class RpcStatus : uint8_t { ok, timed_out };
+
+template <class T>
+struct RpcResult {
+  RpcStatus status = RpcStatus::timed_out;
+  std::optional<T> value;  // set when ok
+  bool ok() const { return status == RpcStatus::ok; }
+  // A timeout is ambiguous: the request may have been applied and only the reply lost.
+  bool ambiguous() const { return status == RpcStatus::timed_out; }
+};
+
+class Network {
+ public:
+  explicit Network(World& world) : world_(world) {}
+
+  NetworkConfig& config() { return config_; }
+  void set_link_latency(NodeId from, NodeId to, LatencyModel model) { link_latency_[{from, to}] = model; }
+
+  // ---- faults
+  void partition(const std::vector<NodeId>& side_a, const std::vector<NodeId>& side_b);  // both ways
+  void isolate(NodeId node);                       // from every other node, both ways
+  void cut(NodeId from, NodeId to);                // one way
+  void heal();                                     // every partition and cut
+  bool blocked(NodeId from, NodeId to) const { return blocked_.count({from, to}) != 0; }
+  void delay_next(NodeId from, NodeId to, Duration extra);  // the next message on the link
+  void hold(NodeId from, NodeId to);               // queue the link's messages ...
+  void release(NodeId from, NodeId to);            // ... and send them now, in order
+
+  // ---- messages
+  void send(Node& from, Node& to, const std::string& port, std::any body, std::string summary);
+  // Blocks the calling fiber (which must run on `from`) until the reply or the timeout.
+  RpcResult<std::any> call(Node& from, Node& to, const std::string& port, std::any request, std::string summary, Duration timeout);
+  template <class Resp>
+  RpcResult<Resp> call_as(Node& from, Node& to, const std::string& port, std::any request, std::string summary, Duration timeout) {
+    RpcResult<std::any> r = call(from, to, port, std::move(request), std::move(summary), timeout);
+    RpcResult<Resp> out;
+    out.status = r.status;
+    if (r.ok()) out.value = std::any_cast<Resp>(std::move(*r.value));
+    return out;
+  }
+  // Sends the reply to an RPC request (from the node that received it).
+  void reply(Node& server, const Message& request, std::any body, std::string summary);
+
+  uint64_t sent() const { return sent_; }
+  uint64_t dropped() const { return dropped_; }
+  void on_crash(Node& node);
+
+ private:
+  struct PendingCall {
+    FiberRecord* waiter = nullptr;
+    bool done = false;
+    std::any body;
+  };
+  void transmit(Message m, Duration extra);
+  void deliver(Message m);
+  Duration draw_latency(NodeId from, NodeId to);
+
+  World& world_;
+  NetworkConfig config_;
+  std::map<std::pair<NodeId, NodeId>, LatencyModel> link_latency_;
+  std::set<std::pair<NodeId, NodeId>> blocked_;
+  std::map<std::pair<NodeId, NodeId>, Duration> delay_next_;
+  std::map<std::pair<NodeId, NodeId>, std::vector<Message>> held_;
+  std::map<uint64_t, PendingCall*> pending_;
+  uint64_t next_message_id_ = 1;
+  uint64_t next_rpc_id_ = 1;
+  uint64_t sent_ = 0;
+  uint64_t dropped_ = 0;
+};
+
+}  // namespace oversim::sim

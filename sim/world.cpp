@@ -1,0 +1,592 @@
+#include "sim/world.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include <boost/fiber/algo/algorithm.hpp>
+#include <boost/fiber/algo/round_robin.hpp>
+#include <boost/fiber/all.hpp>
+#include <fmt/format.h>
+
+#include "sim/network.h"
+#include "sim/sync.h"
+
+namespace oversim::sim {
+
+namespace {
+thread_local World* t_current_world = nullptr;
+
+constexpr uint64_t kSlotBits = 24;
+constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
+
+size_t default_stack_bytes() {
+#if defined(OVERSIM_SANITIZE) || !defined(NDEBUG)
+  return 256 * 1024;
+#else
+  return 64 * 1024;
+#endif
+}
+}  // namespace
+
+using boost::fibers::context;
+
+// ---------------------------------------------------------------------------------------------
+// The Boost.Fiber scheduling algorithm. Boost's dispatcher context and the thread's main context
+// are kept out of the strategy's draw, each in its own slot; worker fibers sit in `ready_` and
+// the strategy picks which runs. When nothing is ready, Boost's dispatcher calls suspend_until():
+// that is where virtual time advances (World::advance), never by blocking the OS thread.
+struct FiberProps : boost::fibers::fiber_properties {
+  explicit FiberProps(context* ctx) : fiber_properties(ctx) {}
+  FiberRecord* record = nullptr;
+};
+
+class SimAlgorithm final : public boost::fibers::algo::algorithm_with_properties<FiberProps> {
+ public:
+  explicit SimAlgorithm(World& world) : world_(world) { world_.algorithm_ = this; }
+  ~SimAlgorithm() override {
+    if (world_.algorithm_ == this) world_.algorithm_ = nullptr;
+  }
+
+  boost::fibers::fiber_properties* new_properties(context* ctx) override {
+    auto* props = new FiberProps(ctx);
+    if (!ctx->is_context(boost::fibers::type::pinned_context)) {
+      props->record = world_.pending_spawn_;
+      if (props->record != nullptr) props->record->ctx = ctx;
+      world_.pending_spawn_ = nullptr;
+    }
+    return props;
+  }
+
+  void awakened(context* ctx, FiberProps& props) noexcept override {
+    if (ctx->is_context(boost::fibers::type::dispatcher_context)) {
+      dispatcher_ = ctx;
+      return;
+    }
+    if (ctx->is_context(boost::fibers::type::main_context)) {
+      main_ = ctx;
+      return;
+    }
+    FiberRecord* rec = props.record;
+    if (rec != nullptr && rec->node != nullptr && rec->node->paused_ && !world_.stopping_) {
+      rec->node->held_.push_back(ctx);
+      return;
+    }
+    ready_.push_back(ctx);
+  }
+
+  context* pick_next() noexcept override {
+    context* active = context::active();
+    if (active->sleep_is_linked()) {
+      world_.fatal(fmt::format(
+          "fiber '{}' used a Boost.Fiber timed wait (this_fiber::sleep_for or a *_for/*_until wait): those read the "
+          "steady clock and break determinism; use oversim::sim::sleep_for or a sim wait primitive instead",
+          world_.current_ != nullptr ? world_.current_->name : std::string("main")));
+    }
+    if (main_ != nullptr && (world_.stop_requested_ || ready_.empty())) return take_main();
+    while (!ready_.empty()) {
+      if (!world_.stopping_ && world_.steps_ >= world_.config_.max_steps) {
+        world_.request_stop(RunStatus::horizon, fmt::format("step limit of {} reached", world_.config_.max_steps));
+        if (main_ != nullptr) return take_main();
+      }
+      size_t index = 0;
+      if (ready_.size() > 1 && !world_.stopping_) index = static_cast<size_t>(world_.choose(ChoiceKind::schedule, ready_.size()));
+      context* ctx = ready_[index];
+      ready_[index] = ready_.back();
+      ready_.pop_back();
+      FiberRecord* rec = properties(ctx).record;
+      if (rec != nullptr && rec->node != nullptr && rec->node->paused_ && !world_.stopping_) {
+        rec->node->held_.push_back(ctx);
+        continue;
+      }
+      ++world_.steps_;
+      world_.current_ = rec;
+      return ctx;
+    }
+    if (main_ != nullptr) return take_main();
+    world_.current_ = nullptr;
+    return std::exchange(dispatcher_, nullptr);
+  }
+
+  bool has_ready_fibers() const noexcept override { return !ready_.empty() || main_ != nullptr || dispatcher_ != nullptr; }
+
+  void suspend_until(std::chrono::steady_clock::time_point const&) noexcept override {
+    world_.current_ = nullptr;
+    world_.advance();
+  }
+
+  void notify() noexcept override {}
+
+  // Used when a node resumes or crashes: its held fibers become ready again.
+  void release_held(Node& node) {
+    for (context* ctx : node.held_) ready_.push_back(ctx);
+    node.held_.clear();
+  }
+
+ private:
+  context* take_main() {
+    world_.current_ = nullptr;
+    return std::exchange(main_, nullptr);
+  }
+
+  World& world_;
+  std::vector<context*> ready_;
+  context* dispatcher_ = nullptr;
+  context* main_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+const char* to_string(RunStatus s) {
+  switch (s) {
+    case RunStatus::completed: return "completed";
+    case RunStatus::deadlock: return "deadlock";
+    case RunStatus::horizon: return "horizon";
+  }
+  return "?";
+}
+
+uint64_t RunOutcome::hash() const {
+  StableHash h;
+  h.add(trace_hash);
+  h.add(choice_hash);
+  return h.value();
+}
+
+World::World(WorldConfig config, std::unique_ptr<Strategy> strategy)
+    : config_(config),
+      strategy_(strategy ? std::move(strategy) : std::make_unique<RandomStrategy>(config.seed)),
+      trace_(config.keep_trace) {
+  if (t_current_world != nullptr) {
+    fatal("a second World was created on an OS thread that already has one; run one world per thread at a time");
+  }
+  if (config_.stack_bytes == 0) config_.stack_bytes = default_stack_bytes();
+  t_current_world = this;
+  network_ = std::make_unique<Network>(*this);
+  boost::fibers::use_scheduling_algorithm<SimAlgorithm>(*this);
+}
+
+World::~World() {
+  if (live_total_ > 0) {
+    // Never ran, or ran and something is left: unwind everything before Boost's scheduler sees
+    // fibers blocked forever (its destructor would wait for them).
+    stop_requested_ = true;
+    try {
+      run();
+    } catch (...) {
+    }
+  }
+  boost::fibers::use_scheduling_algorithm<boost::fibers::algo::round_robin>();
+  network_.reset();
+  nodes_.clear();
+  t_current_world = nullptr;
+}
+
+World& World::current() {
+  if (t_current_world == nullptr) {
+    std::fputs("oversim: no simulation world on this thread (sim primitives used outside a World)\n", stderr);
+    std::abort();
+  }
+  return *t_current_world;
+}
+
+World* World::current_or_null() { return t_current_world; }
+
+void World::fatal(const std::string& message) const {
+  std::fprintf(stderr, "oversim: fatal: %s\n", message.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+Network& World::network() { return *network_; }
+
+// ---- nodes ---------------------------------------------------------------------------------
+
+Node& World::add_node(const std::string& name) {
+  if (find_node(name) != nullptr) throw SimError(fmt::format("node '{}' already exists", name));
+  nodes_.push_back(std::make_unique<Node>(*this, static_cast<NodeId>(nodes_.size()), name));
+  return *nodes_.back();
+}
+
+Node* World::find_node(const std::string& name) {
+  for (auto& n : nodes_) {
+    if (n->name() == name) return n.get();
+  }
+  return nullptr;
+}
+
+Node& World::node(const std::string& name) {
+  Node* n = find_node(name);
+  if (n == nullptr) throw SimError(fmt::format("unknown node '{}'", name));
+  return *n;
+}
+
+void World::crash(Node& n) {
+  if (!n.up_) return;
+  trace_at(&n, "crash");
+  n.up_ = false;
+  n.paused_ = false;
+  ++n.incarnation_;
+  for (FiberRecord* rec = n.fibers_head_; rec != nullptr; rec = rec->next) cancel_fiber(rec);
+  algorithm_->release_held(n);
+  for (auto& [port, box] : n.mailboxes_) box->clear();
+  network_->on_crash(n);
+  if (n.on_crash_) n.on_crash_(n);
+}
+
+void World::restart(Node& n) {
+  if (n.up_) return;
+  trace_at(&n, "restart");
+  n.up_ = true;
+  if (n.boot_) n.boot_(n);
+}
+
+void World::pause(Node& n) {
+  if (!n.up_ || n.paused_) return;
+  trace_at(&n, "pause");
+  n.paused_ = true;
+}
+
+void World::resume(Node& n) {
+  if (!n.paused_) return;
+  trace_at(&n, "resume");
+  n.paused_ = false;
+  algorithm_->release_held(n);
+}
+
+// ---- fibers --------------------------------------------------------------------------------
+
+void World::link_fiber(FiberRecord* rec) {
+  FiberRecord*& head = rec->node != nullptr ? rec->node->fibers_head_ : world_fibers_head_;
+  // Append at the tail so iteration is in spawn order (deterministic, address-free).
+  if (head == nullptr) {
+    head = rec;
+    rec->prev = rec;  // head->prev is the tail
+    rec->next = nullptr;
+    return;
+  }
+  FiberRecord* tail = head->prev;
+  tail->next = rec;
+  rec->prev = tail;
+  rec->next = nullptr;
+  head->prev = rec;
+}
+
+void World::unlink_fiber(FiberRecord* rec) {
+  FiberRecord*& head = rec->node != nullptr ? rec->node->fibers_head_ : world_fibers_head_;
+  if (rec == head) {
+    head = rec->next;
+    if (head != nullptr) head->prev = rec->prev;
+  } else {
+    rec->prev->next = rec->next;
+    if (rec->next != nullptr) rec->next->prev = rec->prev;
+    else head->prev = rec->prev;
+  }
+  rec->prev = rec->next = nullptr;
+}
+
+uint64_t World::spawn(Node* node, std::string name, std::function<void()> body, bool daemon) {
+  if (node != nullptr && !node->up_) return 0;
+  if (stopping_) return 0;
+  auto* rec = new FiberRecord();
+  rec->id = next_fiber_id_++;
+  rec->name = std::move(name);
+  rec->node = node;
+  rec->daemon = daemon;
+  link_fiber(rec);
+  ++live_total_;
+  if (!daemon) ++live_workers_;
+  pending_spawn_ = rec;
+  boost::fibers::fiber fiber(boost::fibers::launch::post, std::allocator_arg, boost::fibers::fixedsize_stack(config_.stack_bytes),
+                             [this, rec, body = std::move(body)] { fiber_main(rec, body); });
+  fiber.detach();
+  pending_spawn_ = nullptr;
+  return rec->id;
+}
+
+void World::fiber_main(FiberRecord* rec, const std::function<void()>& body) {
+  if (!rec->cancelled) {
+    try {
+      body();
+    } catch (const FiberCancelled&) {
+    } catch (const std::exception& e) {
+      if (!failure_) failure_ = fmt::format("fiber '{}' (#{}) threw: {}", rec->name, rec->id, e.what());
+      request_stop(RunStatus::completed, "");
+    } catch (...) {
+      if (!failure_) failure_ = fmt::format("fiber '{}' (#{}) threw a non-standard exception", rec->name, rec->id);
+      request_stop(RunStatus::completed, "");
+    }
+  }
+  clear_fiber_timer(rec);
+  if (rec->wq != nullptr) rec->wq->remove(rec);
+  unlink_fiber(rec);
+  --live_total_;
+  if (!rec->daemon) --live_workers_;
+  if (current_ == rec) current_ = nullptr;
+  delete rec;
+  if (!stop_requested_ && live_workers_ == 0) request_stop(RunStatus::completed, "");
+  if (stopping_ && live_total_ == 0) wake_main();
+}
+
+void World::cancel_fiber(FiberRecord* rec) {
+  rec->cancelled = true;
+  if (rec->parked) wake(rec, WakeReason::cancelled);
+}
+
+WakeReason World::park(std::optional<Instant> deadline, const char* where) {
+  FiberRecord* rec = current_;
+  if (rec == nullptr) fatal(fmt::format("park('{}') called outside a simulated fiber (main context or timer callback)", where));
+  if (rec->cancelled) {
+    // Already cancelled: unwind now, unless we are unwinding already (a destructor that waits).
+    if (std::uncaught_exceptions() > 0) return WakeReason::cancelled;
+    throw FiberCancelled{};
+  }
+  rec->parked = true;
+  rec->where = where;
+  rec->reason = WakeReason::none;
+  if (deadline) rec->timer_slot = add_timer(*deadline, rec, nullptr, rec->timer_seq);
+  context::active()->suspend();
+  if (rec->cancelled) {
+    if (std::uncaught_exceptions() > 0) return WakeReason::cancelled;
+    throw FiberCancelled{};
+  }
+  return rec->reason;
+}
+
+void World::wake(FiberRecord* rec, WakeReason reason) {
+  if (rec == nullptr || !rec->parked) return;
+  rec->parked = false;
+  rec->reason = reason;
+  clear_fiber_timer(rec);
+  context::active()->schedule(rec->ctx);
+}
+
+// ---- timers --------------------------------------------------------------------------------
+
+namespace {
+bool later(const auto& a, const auto& b) {
+  if (a.at != b.at) return a.at > b.at;
+  return a.seq > b.seq;
+}
+}  // namespace
+
+uint32_t World::add_timer(Instant when, FiberRecord* fiber, std::function<void()> callback, uint64_t& seq_out) {
+  if (when < now_) when = now_;
+  uint32_t slot = 0;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    if (timer_slots_.size() >= kSlotMask) fatal("more than 16M timers pending at once");
+    slot = static_cast<uint32_t>(timer_slots_.size());
+    timer_slots_.emplace_back();
+  }
+  const uint64_t seq = next_timer_seq_++;
+  TimerSlot& s = timer_slots_[slot];
+  s.seq = seq;
+  s.fiber = fiber;
+  s.callback = std::move(callback);
+  timer_heap_.push_back(TimerEntry{when, seq, slot});
+  std::push_heap(timer_heap_.begin(), timer_heap_.end(), [](const TimerEntry& a, const TimerEntry& b) { return later(a, b); });
+  ++live_timers_;
+  seq_out = seq;
+  return slot;
+}
+
+void World::release_timer_slot(uint32_t slot) {
+  TimerSlot& s = timer_slots_[slot];
+  s.seq = 0;
+  s.fiber = nullptr;
+  s.callback = nullptr;
+  free_slots_.push_back(slot);
+  --live_timers_;
+}
+
+void World::clear_fiber_timer(FiberRecord* rec) {
+  if (rec->timer_slot == UINT32_MAX) return;
+  if (timer_slots_[rec->timer_slot].seq == rec->timer_seq) release_timer_slot(rec->timer_slot);
+  rec->timer_slot = UINT32_MAX;
+}
+
+TimerId World::at(Instant when, std::function<void()> callback) {
+  uint64_t seq = 0;
+  const uint32_t slot = add_timer(when, nullptr, std::move(callback), seq);
+  return (seq << kSlotBits) | slot;
+}
+
+void World::cancel_timer(TimerId id) {
+  const auto slot = static_cast<uint32_t>(id & kSlotMask);
+  const uint64_t seq = id >> kSlotBits;
+  if (slot < timer_slots_.size() && timer_slots_[slot].seq == seq && seq != 0) release_timer_slot(slot);
+}
+
+void World::advance() {
+  if (stopping_) {
+    // Nothing is ready while fibers remain: they are blocked outside the kernel's primitives
+    // (a Boost mutex, say) and can never unwind. Say so instead of hanging.
+    if (live_total_ > 0 && !main_parked_) return;
+    if (live_total_ > 0) fatal(fmt::format("{} fiber(s) could not be unwound at the end of the run:\n{}", live_total_, deadlock_report()));
+    wake_main();
+    return;
+  }
+  if (stop_requested_) {
+    wake_main();
+    return;
+  }
+  auto cmp = [](const TimerEntry& a, const TimerEntry& b) { return later(a, b); };
+  auto pop = [&] {
+    std::pop_heap(timer_heap_.begin(), timer_heap_.end(), cmp);
+    TimerEntry e = timer_heap_.back();
+    timer_heap_.pop_back();
+    return e;
+  };
+  auto alive = [&](const TimerEntry& e) { return timer_slots_[e.slot].seq == e.seq; };
+  while (!timer_heap_.empty() && !alive(timer_heap_.front())) pop();
+  if (timer_heap_.empty()) {
+    request_stop(RunStatus::deadlock, deadlock_report());
+    return;
+  }
+  const Instant at = timer_heap_.front().at;
+  if (at > Instant::zero() + config_.horizon) {
+    now_ = Instant::zero() + config_.horizon;
+    request_stop(RunStatus::horizon, fmt::format("virtual-time horizon of {} reached\n{}", format_duration(config_.horizon), deadlock_report()));
+    return;
+  }
+  TimerEntry chosen = pop();
+  // Simultaneous timers: the strategy decides which fires first (the rest stay queued).
+  if (!timer_heap_.empty() && timer_heap_.front().at == at) {
+    std::vector<TimerEntry> ties{chosen};
+    while (!timer_heap_.empty() && timer_heap_.front().at == at) {
+      TimerEntry e = pop();
+      if (alive(e)) ties.push_back(e);
+    }
+    const size_t index = ties.size() > 1 ? static_cast<size_t>(choose(ChoiceKind::timer, ties.size())) : 0;
+    chosen = ties[index];
+    for (size_t i = 0; i < ties.size(); ++i) {
+      if (i == index) continue;
+      timer_heap_.push_back(ties[i]);
+      std::push_heap(timer_heap_.begin(), timer_heap_.end(), cmp);
+    }
+  }
+  now_ = at;
+  TimerSlot& slot = timer_slots_[chosen.slot];
+  FiberRecord* fiber = slot.fiber;
+  std::function<void()> callback = std::move(slot.callback);
+  release_timer_slot(chosen.slot);
+  if (fiber != nullptr) {
+    fiber->timer_slot = UINT32_MAX;
+    wake(fiber, WakeReason::timed_out);
+    return;
+  }
+  try {
+    callback();
+  } catch (const std::exception& e) {
+    if (!failure_) failure_ = fmt::format("timer callback at {} threw: {}", format_instant(now_), e.what());
+    request_stop(RunStatus::completed, "");
+  }
+}
+
+// ---- choices -------------------------------------------------------------------------------
+
+uint64_t World::choose(ChoiceKind kind, uint64_t bound) {
+  if (bound <= 1) return 0;
+  const uint64_t value = strategy_->choose(kind, bound);
+  if (value >= bound) fatal(fmt::format("strategy {} returned {} for a choice of {}", strategy_->describe(), value, bound));
+  choice_hash_.add(static_cast<uint64_t>(kind));
+  choice_hash_.add(bound);
+  choice_hash_.add(value);
+  if (config_.record_choices) choices_.push_back(Choice{kind, bound, value});
+  return value;
+}
+
+int64_t World::random_between(int64_t low, int64_t high) {
+  if (low >= high) return low;
+  return low + static_cast<int64_t>(random(static_cast<uint64_t>(high - low) + 1));
+}
+
+bool World::chance(Ratio r) {
+  if (r.numerator == 0) return false;
+  if (r.numerator >= r.denominator) return true;
+  return random(r.denominator) < r.numerator;
+}
+
+// ---- trace ---------------------------------------------------------------------------------
+
+void World::trace(std::string kind, std::vector<TraceField> fields) { trace_at(current_node(), std::move(kind), std::move(fields)); }
+
+void World::trace_at(const Node* n, std::string kind, std::vector<TraceField> fields) {
+  trace_.record(TraceEvent{now_, steps_, n != nullptr ? n->name() : std::string(), std::move(kind), std::move(fields)});
+}
+
+// ---- running -------------------------------------------------------------------------------
+
+void World::request_stop(RunStatus status, std::string detail) {
+  if (!stop_requested_) {
+    stop_requested_ = true;
+    stop_status_ = status;
+    stop_detail_ = std::move(detail);
+  }
+  wake_main();
+}
+
+void World::wake_main() {
+  if (!main_parked_) return;
+  main_parked_ = false;
+  context::active()->schedule(main_ctx_);
+}
+
+std::string World::deadlock_report() const {
+  std::string out;
+  size_t daemons = 0;
+  auto describe = [&](const FiberRecord* rec) {
+    if (rec->daemon) {
+      ++daemons;
+      return;
+    }
+    const char* state = rec->parked ? rec->where : (rec->node != nullptr && rec->node->paused_ ? "held: its node is paused" : "ready");
+    out += fmt::format("  fiber #{} '{}' on {} waits at: {}\n", rec->id, rec->name, rec->node != nullptr ? rec->node->name() : "world", state);
+  };
+  for (const FiberRecord* rec = world_fibers_head_; rec != nullptr; rec = rec->next) describe(rec);
+  for (const auto& n : nodes_) {
+    for (const FiberRecord* rec = n->fibers_head_; rec != nullptr; rec = rec->next) describe(rec);
+  }
+  return fmt::format("{} fiber(s) blocked with no timer pending ({} daemon fiber(s) not listed)\n{}", live_workers_, daemons, out);
+}
+
+RunOutcome World::run() {
+  if (ran_ && !stop_requested_) throw SimError("World::run() called twice");
+  ran_ = true;
+  running_ = true;
+  main_ctx_ = context::active();
+  current_ = nullptr;
+  if (live_workers_ == 0) stop_requested_ = true;
+  if (!stop_requested_) {
+    main_parked_ = true;
+    main_ctx_->suspend();
+  }
+  const Instant end_time = now_;
+  const uint64_t end_steps = steps_;
+  // Unwind everything that is left: cancel, then let each fiber run its cancellation.
+  stopping_ = true;
+  for (FiberRecord* rec = world_fibers_head_; rec != nullptr; rec = rec->next) cancel_fiber(rec);
+  for (auto& n : nodes_) {
+    for (FiberRecord* rec = n->fibers_head_; rec != nullptr; rec = rec->next) cancel_fiber(rec);
+    algorithm_->release_held(*n);
+  }
+  while (live_total_ > 0) {
+    main_parked_ = true;
+    main_ctx_->suspend();
+  }
+  running_ = false;
+  if (failure_) throw SimError(*failure_);
+  RunOutcome outcome;
+  outcome.status = stop_status_;
+  outcome.end_time = end_time;
+  outcome.steps = end_steps;
+  outcome.trace_hash = trace_.hash();
+  outcome.choice_hash = choice_hash_.value();
+  outcome.detail = stop_detail_;
+  return outcome;
+}
+
+}  // namespace oversim::sim

@@ -1,0 +1,226 @@
+// The world: one object per simulation run, owning the seed's strategy, virtual time, the
+// scheduler, nodes, network, timers and trace. There are no globals: the only per-thread state
+// is "which world is current on this OS thread", set while a world exists. Many worlds can run
+// one after another in a process, and one per OS thread in parallel.
+//
+// How a run flows (madsim/turmoil's loop on Boost.Fiber):
+//   1. run everything that is ready, one fiber at a time, in an order chosen by the Strategy;
+//   2. when nothing is ready, advance virtual time to the next timer (ties ordered by the
+//      Strategy) and fire it: wake a fiber, deliver a message, apply a fault;
+//   3. when nothing is ready and no timer exists while fibers still wait, report a deadlock
+//      naming every waiting fiber and where it waits;
+//   4. stop at the horizon (virtual time or step limit), when every non-daemon fiber has ended,
+//      or when a fiber throws; then cancel and unwind every remaining fiber.
+// Virtual time never advances while a fiber is runnable: computation is instantaneous, and a
+// model spends time only by sleeping (service times, latencies).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/node.h"
+#include "sim/prng.h"
+#include "sim/strategy.h"
+#include "sim/time.h"
+#include "sim/trace.h"
+
+namespace boost::fibers { class context; }
+
+namespace oversim::sim {
+
+class Network;
+class WaitQueue;
+class SimAlgorithm;
+
+// Thrown inside a fiber to unwind it when the run ends or its node crashes. Deliberately not a
+// std::exception so that `catch (const std::exception&)` in models cannot swallow it.
+struct FiberCancelled {};
+
+// A kernel misuse or a fiber's exception, rethrown from World::run().
+struct SimError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class WakeReason : uint8_t { none, woken, timed_out, cancelled };
+
+struct FiberRecord {
+  uint64_t id = 0;  // our own counter: never Boost's id or an address
+  std::string name;
+  Node* node = nullptr;
+  bool daemon = false;
+  boost::fibers::context* ctx = nullptr;
+  bool parked = false;
+  bool cancelled = false;
+  WakeReason reason = WakeReason::none;
+  const char* where = "";
+  uint32_t timer_slot = UINT32_MAX;
+  uint64_t timer_seq = 0;
+  // intrusive links: the owner's live-fiber list, and at most one wait queue
+  FiberRecord* prev = nullptr;
+  FiberRecord* next = nullptr;
+  FiberRecord* wq_prev = nullptr;
+  FiberRecord* wq_next = nullptr;
+  WaitQueue* wq = nullptr;
+};
+
+enum class RunStatus : uint8_t { completed, deadlock, horizon };
+const char* to_string(RunStatus s);
+
+struct RunOutcome {
+  RunStatus status = RunStatus::completed;
+  Instant end_time;
+  uint64_t steps = 0;
+  uint64_t trace_hash = 0;   // hash of the trace events
+  uint64_t choice_hash = 0;  // hash of every strategy choice (kind, bound, value)
+  uint64_t hash() const;     // both combined: "same seed, same run"
+  std::string detail;        // the deadlock report or the horizon reached
+};
+
+struct WorldConfig {
+  uint64_t seed = 1;
+  Duration horizon = Duration::s(3600);  // virtual-time limit
+  uint64_t max_steps = 50'000'000;       // scheduling-step limit
+  size_t stack_bytes = 0;                // 0: 64 KiB, or 256 KiB in sanitizer builds
+  bool keep_trace = true;                // keep events (the hash is always computed)
+  bool record_choices = true;
+};
+
+using TimerId = uint64_t;  // 0 is never a valid id
+
+class World {
+ public:
+  // Uses a RandomStrategy seeded from config.seed unless a strategy is given.
+  explicit World(WorldConfig config, std::unique_ptr<Strategy> strategy = nullptr);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  // The world of this OS thread; aborts with a clear message when there is none.
+  static World& current();
+  static World* current_or_null();
+
+  const WorldConfig& config() const { return config_; }
+  Instant now() const { return now_; }
+  uint64_t steps() const { return steps_; }
+
+  // ---- nodes
+  Node& add_node(const std::string& name);
+  Node* find_node(const std::string& name);
+  Node& node(const std::string& name);  // throws SimError naming the unknown node
+  const std::vector<std::unique_ptr<Node>>& nodes() const { return nodes_; }
+  void crash(Node& node);
+  void restart(Node& node);
+  void pause(Node& node);
+  void resume(Node& node);
+  Network& network();
+
+  // ---- fibers
+  // Spawns a fiber on `node` (nullptr: a fiber of the world itself, e.g. the workload driver).
+  // Daemons (servers, watchdogs) do not keep a run alive: it completes when every non-daemon
+  // fiber has ended. The fiber starts at a later scheduling point, never inside this call.
+  uint64_t spawn(Node* node, std::string name, std::function<void()> body, bool daemon = false);
+  // The fiber that is running now, or nullptr on the main context or in a timer callback.
+  FiberRecord* current_fiber() const { return current_; }
+  Node* current_node() const { return current_ ? current_->node : nullptr; }
+
+  // Parks the current fiber until wake() or the deadline. Throws FiberCancelled when the fiber
+  // is cancelled (its node crashed or the run ended). `where` must outlive the wait (a literal).
+  WakeReason park(std::optional<Instant> deadline, const char* where);
+  // Makes a parked fiber runnable; no effect if it is not parked.
+  void wake(FiberRecord* fiber, WakeReason reason = WakeReason::woken);
+
+  // ---- timers (callbacks run on the scheduler, must not park; they may spawn and wake)
+  TimerId at(Instant when, std::function<void()> callback);
+  TimerId after(Duration delay, std::function<void()> callback) { return at(now_ + delay, std::move(callback)); }
+  void cancel_timer(TimerId id);
+
+  // ---- choices (all randomness goes through here, see sim/strategy.h)
+  uint64_t choose(ChoiceKind kind, uint64_t bound);
+  uint64_t random(uint64_t bound) { return choose(ChoiceKind::data, bound); }
+  int64_t random_between(int64_t low, int64_t high);
+  bool chance(Ratio r);
+  const std::vector<Choice>& choices() const { return choices_; }
+
+  // ---- trace
+  void trace(std::string kind, std::vector<TraceField> fields = {});
+  void trace_at(const Node* node, std::string kind, std::vector<TraceField> fields = {});
+  const Trace& trace_log() const { return trace_; }
+
+  // ---- running
+  // Runs until completion, deadlock or horizon. Rethrows (as SimError) the first exception that
+  // escaped a fiber, after every fiber has been unwound. Call once per world.
+  RunOutcome run();
+
+ private:
+  friend class SimAlgorithm;
+  struct TimerSlot {
+    uint64_t seq = 0;  // 0: free
+    FiberRecord* fiber = nullptr;
+    std::function<void()> callback;
+  };
+  struct TimerEntry {
+    Instant at;
+    uint64_t seq;
+    uint32_t slot;
+  };
+
+  void fiber_main(FiberRecord* rec, const std::function<void()>& body);
+  void link_fiber(FiberRecord* rec);
+  void unlink_fiber(FiberRecord* rec);
+  void cancel_fiber(FiberRecord* rec);
+  uint32_t add_timer(Instant when, FiberRecord* fiber, std::function<void()> callback, uint64_t& seq_out);
+  void release_timer_slot(uint32_t slot);
+  void clear_fiber_timer(FiberRecord* rec);
+  // Called by the scheduler when nothing is ready. Fires one timer or ends the run.
+  void advance();
+  void on_pick(FiberRecord* rec);
+  void request_stop(RunStatus status, std::string detail);
+  void wake_main();
+  std::string deadlock_report() const;
+  [[noreturn]] void fatal(const std::string& message) const;
+
+  WorldConfig config_;
+  std::unique_ptr<Strategy> strategy_;
+  Instant now_ = Instant::zero();
+  uint64_t steps_ = 0;
+  Trace trace_;
+  std::vector<Choice> choices_;
+  StableHash choice_hash_;
+
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::unique_ptr<Network> network_;
+
+  SimAlgorithm* algorithm_ = nullptr;  // owned by Boost's scheduler while installed
+  FiberRecord* current_ = nullptr;
+  FiberRecord* pending_spawn_ = nullptr;
+  FiberRecord* world_fibers_head_ = nullptr;  // fibers with no node
+  uint64_t next_fiber_id_ = 1;
+  uint64_t live_total_ = 0;
+  uint64_t live_workers_ = 0;
+
+  std::vector<TimerSlot> timer_slots_;
+  std::vector<uint32_t> free_slots_;
+  std::vector<TimerEntry> timer_heap_;
+  uint64_t next_timer_seq_ = 1;
+  uint64_t live_timers_ = 0;
+
+  boost::fibers::context* main_ctx_ = nullptr;
+  bool main_parked_ = false;
+  bool running_ = false;
+  bool ran_ = false;
+  bool stop_requested_ = false;
+  bool stopping_ = false;  // unwinding: no pause holding, no strategy draws
+  RunStatus stop_status_ = RunStatus::completed;
+  std::string stop_detail_;
+  std::optional<std::string> failure_;
+};
+
+// Convenience for code running inside a fiber.
+inline Instant now() { return World::current().now(); }
+
+}  // namespace oversim::sim

@@ -1,0 +1,193 @@
+// Kernel stories: time, timeouts, cancellation, deadlock, horizon, exceptions, pauses, crashes.
+#include "sim/world.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "sim/network.h"
+#include "sim/sync.h"
+
+namespace oversim::sim {
+namespace {
+using namespace literals;
+
+TEST(World, SleepingFibersWakeAtTheirVirtualTimesInOrder) {
+  World w(WorldConfig{.seed = 7});
+  std::vector<std::pair<int64_t, std::string>> log;
+  for (int i : {3, 1, 2}) {
+    w.spawn(nullptr, fmt::format("f{}", i), [&, i] {
+      sleep_for(Duration::ms(i * 10));
+      log.emplace_back(now().ns(), fmt::format("f{}", i));
+    });
+  }
+  RunOutcome out = w.run();
+  EXPECT_EQ(out.status, RunStatus::completed);
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log[0], std::make_pair(int64_t{10'000'000}, std::string("f1")));
+  EXPECT_EQ(log[1], std::make_pair(int64_t{20'000'000}, std::string("f2")));
+  EXPECT_EQ(log[2], std::make_pair(int64_t{30'000'000}, std::string("f3")));
+  EXPECT_EQ(out.end_time, Instant::zero() + 30_ms);
+}
+
+TEST(World, AnEventWaitTimesOutAtItsDeadlineAndAWakeBeforeItWins) {
+  World w(WorldConfig{.seed = 1});
+  Event never_set, set_later;
+  bool first = true, second = false;
+  Instant first_at, second_at;
+  w.spawn(nullptr, "waits-forever", [&] { first = never_set.wait_until(now() + 5_ms); first_at = now(); });
+  w.spawn(nullptr, "waits-a-bit", [&] { second = set_later.wait_until(now() + 5_ms); second_at = now(); });
+  w.spawn(nullptr, "setter", [&] { sleep_for(2_ms); set_later.set(); });
+  EXPECT_EQ(w.run().status, RunStatus::completed);
+  EXPECT_FALSE(first);
+  EXPECT_EQ(first_at, Instant::zero() + 5_ms);
+  EXPECT_TRUE(second);
+  EXPECT_EQ(second_at, Instant::zero() + 2_ms);
+}
+
+TEST(World, ADeadlockIsReportedWithEveryWaitingFiberAndWhereItWaits) {
+  World w(WorldConfig{.seed = 1});
+  Mutex a, b;
+  w.spawn(nullptr, "left", [&] { a.lock("lock a"); sleep_for(1_ms); b.lock("lock b"); });
+  w.spawn(nullptr, "right", [&] { b.lock("lock b"); sleep_for(1_ms); a.lock("lock a"); });
+  RunOutcome out = w.run();
+  EXPECT_EQ(out.status, RunStatus::deadlock);
+  EXPECT_NE(out.detail.find("'left' on world waits at: lock b"), std::string::npos) << out.detail;
+  EXPECT_NE(out.detail.find("'right' on world waits at: lock a"), std::string::npos) << out.detail;
+  EXPECT_EQ(out.end_time, Instant::zero() + 1_ms);
+}
+
+TEST(World, TheVirtualTimeHorizonStopsARunThatWouldNeverEnd) {
+  World w(WorldConfig{.seed = 1, .horizon = 10_s});
+  int ticks = 0;
+  w.spawn(nullptr, "ticker", [&] {
+    for (;;) {
+      sleep_for(1_s);
+      ++ticks;
+    }
+  });
+  RunOutcome out = w.run();
+  EXPECT_EQ(out.status, RunStatus::horizon);
+  EXPECT_EQ(ticks, 10);
+  EXPECT_NE(out.detail.find("virtual-time horizon of 10s"), std::string::npos) << out.detail;
+}
+
+TEST(World, TheStepLimitStopsABusyLoop) {
+  World w(WorldConfig{.seed = 1, .max_steps = 1000});
+  w.spawn(nullptr, "spinner", [] {
+    for (;;) yield();
+  });
+  RunOutcome out = w.run();
+  EXPECT_EQ(out.status, RunStatus::horizon);
+  EXPECT_EQ(out.steps, 1000u);
+}
+
+TEST(World, AnExceptionInAFiberStopsTheRunAndIsRethrownNamingTheFiber) {
+  World w(WorldConfig{.seed = 1});
+  bool other_unwound = false;
+  w.spawn(nullptr, "bystander", [&] {
+    struct Flag {
+      bool& f;
+      ~Flag() { f = true; }
+    } flag{other_unwound};
+    sleep_for(1_s);
+  });
+  w.spawn(nullptr, "thrower", [] {
+    sleep_for(1_ms);
+    throw std::runtime_error("boom");
+  });
+  try {
+    w.run();
+    FAIL() << "run() should have thrown";
+  } catch (const SimError& e) {
+    EXPECT_STREQ(e.what(), "fiber 'thrower' (#2) threw: boom");
+  }
+  EXPECT_TRUE(other_unwound);
+}
+
+TEST(World, DaemonsDoNotKeepARunAliveAndAreUnwoundAtTheEnd) {
+  World w(WorldConfig{.seed = 1});
+  int daemon_ticks = 0;
+  bool daemon_unwound = false;
+  w.spawn(nullptr, "daemon", [&] {
+    struct Flag {
+      bool& f;
+      ~Flag() { f = true; }
+    } flag{daemon_unwound};
+    for (;;) {
+      sleep_for(1_ms);
+      ++daemon_ticks;
+    }
+  }, /*daemon=*/true);
+  w.spawn(nullptr, "worker", [] { sleep_for(Duration::us(3500)); });
+  RunOutcome out = w.run();
+  EXPECT_EQ(out.status, RunStatus::completed);
+  EXPECT_EQ(daemon_ticks, 3);
+  EXPECT_TRUE(daemon_unwound);
+}
+
+TEST(World, APauseDelaysANodesProgressByExactlyItsLength) {
+  World w(WorldConfig{.seed = 1});
+  Node& app = w.add_node("app");
+  Instant woke;
+  w.spawn(&app, "buyer", [&] {
+    sleep_for(10_ms);
+    woke = now();
+  });
+  w.at(Instant::zero() + 5_ms, [&] { w.pause(app); });
+  w.at(Instant::zero() + 5_ms + 40_ms, [&] { w.resume(app); });
+  EXPECT_EQ(w.run().status, RunStatus::completed);
+  // The timer fired at 10ms while paused; the fiber ran at resume, 45ms.
+  EXPECT_EQ(woke, Instant::zero() + 45_ms);
+}
+
+TEST(World, ACrashCancelsTheNodesFibersAndARestartBootsItAgain) {
+  World w(WorldConfig{.seed = 1});
+  Node& server = w.add_node("server");
+  int boots = 0;
+  int unwound = 0;
+  server.set_boot([&](Node& n) {
+    ++boots;
+    w.spawn(&n, "loop", [&] {
+      struct Count {
+        int& c;
+        ~Count() { ++c; }
+      } count{unwound};
+      for (;;) sleep_for(1_ms);
+    }, true);
+  });
+  w.spawn(nullptr, "driver", [&] {
+    sleep_for(Duration::us(2500));
+    w.crash(server);
+    EXPECT_FALSE(server.up());
+    sleep_for(1_ms);
+    w.restart(server);
+    sleep_for(1_ms);
+  });
+  EXPECT_EQ(w.run().status, RunStatus::completed);
+  EXPECT_EQ(boots, 2);
+  EXPECT_EQ(unwound, 2);  // once at the crash, once at the end of the run
+  EXPECT_EQ(server.incarnation(), 1u);
+}
+
+TEST(World, SameSeedSameHashDifferentSeedsDifferentRuns) {
+  auto run_once = [](uint64_t seed) {
+    World w(WorldConfig{.seed = seed});
+    Mutex m;
+    int counter = 0;
+    for (int i = 0; i < 5; ++i) {
+      w.spawn(nullptr, fmt::format("f{}", i), [&, i] {
+        for (int k = 0; k < 3; ++k) {
+          sleep_for(Duration::us(w.random_between(1, 100)));
+          LockGuard g(m);
+          w.trace("inc", {{"who", std::to_string(i)}, {"value", std::to_string(++counter)}});
+        }
+      });
+    }
+    return w.run().hash();
+  };
+  EXPECT_EQ(run_once(42), run_once(42));
+  EXPECT_NE(run_once(42), run_once(43));
+}
+
+}  // namespace
+}  // namespace oversim::sim
