@@ -107,11 +107,12 @@ void Network::transmit(Message m, Duration extra) {
     world_.trace_at(&from, "drop", {{"to", to.name()}, {"reason", "loss"}, {"msg", m.summary}});
     return;
   }
-  Duration latency = draw_latency(m.from, m.to) + extra;
+  const Duration latency = draw_latency(m.from, m.to) + extra;
+  Duration delay = Duration::zero();
   auto delayed = delay_next_.find({m.from, m.to});
   if (delayed != delay_next_.end()) {
-    latency += delayed->second;
-    world_.trace_at(&from, "delay", {{"to", to.name()}, {"extra", format_duration(delayed->second)}, {"msg", m.summary}});
+    delay = delayed->second;
+    world_.trace_at(&from, "delay", {{"to", to.name()}, {"extra", format_duration(delay)}, {"msg", m.summary}});
     delay_next_.erase(delayed);
   }
   const bool duplicate = config_.duplicate.numerator > 0 && world_.chance(config_.duplicate);
@@ -121,7 +122,17 @@ void Network::transmit(Message m, Duration extra) {
     world_.trace_at(&from, "duplicate", {{"to", to.name()}, {"msg", m.summary}});
     world_.after(copy_latency, [this, copy = std::move(copy)]() mutable { deliver(std::move(copy)); });
   }
-  world_.after(latency, [this, m = std::move(m)]() mutable { deliver(std::move(m)); });
+  Instant arrival = world_.now() + latency;
+  if (delay > Duration::zero()) {
+    // A singled-out slow message (a stalled connection): later messages may overtake it.
+    arrival += delay;
+  } else if (config_.fifo_links) {
+    // Strictly after the previous message on the link, so equal latencies cannot tie.
+    Instant& last = last_arrival_[{m.from, m.to}];
+    if (arrival <= last) arrival = last + Duration::ns(1);
+    last = arrival;
+  }
+  world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); });
 }
 
 void Network::deliver(Message m) {

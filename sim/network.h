@@ -48,6 +48,9 @@ struct NetworkConfig {
   LatencyModel latency;
   Ratio loss = Ratio::never();
   Ratio duplicate = Ratio::never();
+  // Like a TCP connection, a link delivers in send order by default (a later message never
+  // overtakes an earlier one). Off: independent latencies reorder messages.
+  bool fifo_links = true;
 };
 
 // A node's inbox for one port. Messages queue while nobody receives (and while the node is
@@ -127,6 +130,7 @@ class Network {
   std::set<std::pair<NodeId, NodeId>> blocked_;
   std::map<std::pair<NodeId, NodeId>, Duration> delay_next_;
   std::map<std::pair<NodeId, NodeId>, std::vector<Message>> held_;
+  std::map<std::pair<NodeId, NodeId>, Instant> last_arrival_;
   std::map<uint64_t, PendingCall*> pending_;
   uint64_t next_message_id_ = 1;
   uint64_t next_rpc_id_ = 1;

@@ -490,7 +490,16 @@ void World::advance() {
 
 uint64_t World::choose(ChoiceKind kind, uint64_t bound) {
   if (bound <= 1) return 0;
-  const uint64_t value = strategy_->choose(kind, bound);
+  if (failure_) return 0;  // the run is stopping; keep the recorded list clean
+  uint64_t value = 0;
+  try {
+    value = strategy_->choose(kind, bound);
+  } catch (const ReplayDivergence& e) {
+    // Loud, but through the normal exit: run() rethrows it once every fiber is unwound.
+    failure_ = e.what();
+    request_stop(RunStatus::completed, "");
+    return 0;
+  }
   if (value >= bound) fatal(fmt::format("strategy {} returned {} for a choice of {}", strategy_->describe(), value, bound));
   choice_hash_.add(static_cast<uint64_t>(kind));
   choice_hash_.add(bound);

@@ -1,0 +1,313 @@
+#include "sim/fault_plan.h"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "sim/network.h"
+#include "sim/world.h"
+
+namespace oversim::sim {
+
+const char* to_string(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::pause: return "pause";
+    case FaultKind::crash: return "crash";
+    case FaultKind::restart: return "restart";
+    case FaultKind::partition: return "partition";
+    case FaultKind::isolate: return "isolate";
+    case FaultKind::cut: return "cut";
+    case FaultKind::heal: return "heal";
+    case FaultKind::clock_jump: return "clock-jump";
+    case FaultKind::clock_drift: return "clock-drift";
+    case FaultKind::delay_next: return "delay-next";
+    case FaultKind::hold: return "hold";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) {
+    if (!out.empty()) out += ',';
+    out += n;
+  }
+  return out;
+}
+
+std::string signed_duration(Duration d) { return d < Duration::zero() ? format_duration(d) : fmt::format("+{}", format_duration(d)); }
+
+std::vector<std::string_view> split_words(std::string_view text) {
+  std::vector<std::string_view> words;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) ++i;
+    size_t j = i;
+    while (j < text.size() && text[j] != ' ' && text[j] != '\t' && text[j] != '\r') ++j;
+    if (j > i) words.push_back(text.substr(i, j - i));
+    i = j;
+  }
+  return words;
+}
+
+std::vector<std::string> split_names(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    if (comma > start) out.emplace_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+bool valid_name(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+class FaultParser {
+ public:
+  FaultParser(std::string_view source, std::vector<std::string_view> words) : source_(source), words_(std::move(words)) {}
+
+  Fault parse() {
+    Fault f;
+    expect("at");
+    f.at = duration(next("a time"));
+    if (f.at < Duration::zero()) fail("the time must not be negative");
+    const std::string_view verb = next("a fault verb");
+    if (verb == "pause") {
+      f.kind = FaultKind::pause;
+      f.node = name();
+      expect("for");
+      f.length = positive_duration();
+    } else if (verb == "crash" || verb == "restart" || verb == "isolate") {
+      f.kind = verb == "crash" ? FaultKind::crash : verb == "restart" ? FaultKind::restart : FaultKind::isolate;
+      f.node = name();
+    } else if (verb == "heal") {
+      f.kind = FaultKind::heal;
+    } else if (verb == "partition") {
+      f.kind = FaultKind::partition;
+      f.side_a = names();
+      expect("|");
+      f.side_b = names();
+    } else if (verb == "cut" || verb == "delay-next" || verb == "hold") {
+      f.kind = verb == "cut" ? FaultKind::cut : verb == "hold" ? FaultKind::hold : FaultKind::delay_next;
+      f.node = name();
+      expect("->");
+      f.to = name();
+      if (f.kind == FaultKind::delay_next) {
+        expect("by");
+        f.length = positive_duration();
+      } else if (f.kind == FaultKind::hold) {
+        expect("for");
+        f.length = positive_duration();
+      }
+    } else if (verb == "clock-jump") {
+      f.kind = FaultKind::clock_jump;
+      f.node = name();
+      f.length = duration(next("a signed duration such as +2s"));
+    } else if (verb == "clock-drift") {
+      f.kind = FaultKind::clock_drift;
+      f.node = name();
+      f.drift_ppm = ppm(next("a drift such as +200ppm"));
+    } else {
+      fail(fmt::format("unknown fault '{}' (expected pause, crash, restart, partition, isolate, cut, heal, clock-jump, clock-drift, delay-next or hold)", verb));
+    }
+    if (pos_ < words_.size()) fail(fmt::format("unexpected '{}'", words_[pos_]));
+    return f;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const { throw FaultPlanError(fmt::format("bad fault '{}': {}", source_, why)); }
+
+  std::string_view next(const char* what) {
+    if (pos_ >= words_.size()) fail(fmt::format("expected {} at the end", what));
+    return words_[pos_++];
+  }
+  void expect(std::string_view word) {
+    const std::string_view got = next(fmt::format("'{}'", word).c_str());
+    if (got != word) fail(fmt::format("expected '{}', got '{}'", word, got));
+  }
+  Duration duration(std::string_view text) {
+    auto d = parse_duration(text);
+    if (!d) fail(fmt::format("'{}' is not a duration (an integer with ns, us, ms, s or m, e.g. 1500ms)", text));
+    return *d;
+  }
+  Duration positive_duration() {
+    const std::string_view text = next("a duration");
+    Duration d = duration(text);
+    if (d <= Duration::zero()) fail(fmt::format("'{}' must be a positive duration", text));
+    return d;
+  }
+  std::string name() {
+    const std::string_view n = next("a node name");
+    if (!valid_name(n)) fail(fmt::format("'{}' is not a node name", n));
+    return std::string(n);
+  }
+  std::vector<std::string> names() {
+    std::vector<std::string> out = split_names(next("node names separated by commas"));
+    if (out.empty()) fail("expected node names");
+    for (const std::string& n : out) {
+      if (!valid_name(n)) fail(fmt::format("'{}' is not a node name", n));
+    }
+    return out;
+  }
+  int64_t ppm(std::string_view text) {
+    std::string_view digits = text;
+    if (digits.size() < 4 || digits.substr(digits.size() - 3) != "ppm") fail(fmt::format("'{}' is not a drift (e.g. +200ppm)", text));
+    digits.remove_suffix(3);
+    if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc() || ptr != digits.data() + digits.size()) fail(fmt::format("'{}' is not a drift (e.g. +200ppm)", text));
+    if (v <= -1'000'000 || v > 1'000'000) fail(fmt::format("drift '{}' is out of range (-999999ppm..+1000000ppm)", text));
+    return v;
+  }
+
+  std::string_view source_;
+  std::vector<std::string_view> words_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::string to_string(const Fault& f) {
+  const std::string at = fmt::format("at {} {}", format_duration(f.at), to_string(f.kind));
+  switch (f.kind) {
+    case FaultKind::pause: return fmt::format("{} {} for {}", at, f.node, format_duration(f.length));
+    case FaultKind::crash:
+    case FaultKind::restart:
+    case FaultKind::isolate: return fmt::format("{} {}", at, f.node);
+    case FaultKind::heal: return at;
+    case FaultKind::partition: return fmt::format("{} {} | {}", at, join(f.side_a), join(f.side_b));
+    case FaultKind::cut: return fmt::format("{} {} -> {}", at, f.node, f.to);
+    case FaultKind::delay_next: return fmt::format("{} {} -> {} by {}", at, f.node, f.to, format_duration(f.length));
+    case FaultKind::hold: return fmt::format("{} {} -> {} for {}", at, f.node, f.to, format_duration(f.length));
+    case FaultKind::clock_jump: return fmt::format("{} {} {}", at, f.node, signed_duration(f.length));
+    case FaultKind::clock_drift: return fmt::format("{} {} {}{}ppm", at, f.node, f.drift_ppm < 0 ? "" : "+", f.drift_ppm);
+  }
+  return at;
+}
+
+FaultPlan FaultPlan::parse(std::string_view text) {
+  FaultPlan plan;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find_first_of(";\n", start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view item = text.substr(start, end - start);
+    const size_t hash = item.find('#');
+    if (hash != std::string_view::npos) item = item.substr(0, hash);
+    std::vector<std::string_view> words = split_words(item);
+    if (!words.empty()) {
+      // trim for the error message
+      const size_t first = item.find_first_not_of(" \t\r");
+      const size_t last = item.find_last_not_of(" \t\r");
+      plan.faults.push_back(FaultParser(item.substr(first, last - first + 1), std::move(words)).parse());
+    }
+    start = end + 1;
+  }
+  return plan;
+}
+
+std::string FaultPlan::to_string() const {
+  std::string out;
+  for (const Fault& f : faults) {
+    if (!out.empty()) out += "; ";
+    out += sim::to_string(f);
+  }
+  return out;
+}
+
+Duration FaultPlan::settled_at() const {
+  Duration end = Duration::zero();
+  for (const Fault& f : faults) {
+    Duration e = f.at;
+    if (f.kind == FaultKind::pause || f.kind == FaultKind::hold || f.kind == FaultKind::delay_next) e += f.length;
+    if (e > end) end = e;
+  }
+  return end;
+}
+
+void FaultPlan::apply(World& world) const {
+  auto node_of = [&](const Fault& f, const std::string& name) -> Node& {
+    Node* n = world.find_node(name);
+    if (n == nullptr) {
+      std::string known;
+      for (const auto& k : world.nodes()) known += fmt::format("{}{}", known.empty() ? "" : ", ", k->name());
+      throw FaultPlanError(fmt::format("fault '{}' names unknown node '{}' (nodes: {})", sim::to_string(f), name, known));
+    }
+    return *n;
+  };
+  // Resolve every name first so a bad plan schedules nothing.
+  for (const Fault& f : faults) {
+    if (!f.node.empty()) node_of(f, f.node);
+    if (!f.to.empty()) node_of(f, f.to);
+    for (const std::string& n : f.side_a) node_of(f, n);
+    for (const std::string& n : f.side_b) node_of(f, n);
+  }
+  for (const Fault& f : faults) {
+    const Instant when = Instant::zero() + f.at;
+    world.at(when, [&world, f, node_of] {
+      world.trace_at(nullptr, "fault", {{"fault", sim::to_string(f)}});
+      Network& net = world.network();
+      switch (f.kind) {
+        case FaultKind::pause: {
+          Node& n = node_of(f, f.node);
+          world.pause(n);
+          world.after(f.length, [&world, &n] { world.resume(n); });
+          break;
+        }
+        case FaultKind::crash: world.crash(node_of(f, f.node)); break;
+        case FaultKind::restart: world.restart(node_of(f, f.node)); break;
+        case FaultKind::isolate: net.isolate(node_of(f, f.node).id()); break;
+        case FaultKind::heal: net.heal(); break;
+        case FaultKind::partition: {
+          std::vector<NodeId> a, b;
+          for (const std::string& n : f.side_a) a.push_back(node_of(f, n).id());
+          for (const std::string& n : f.side_b) b.push_back(node_of(f, n).id());
+          net.partition(a, b);
+          break;
+        }
+        case FaultKind::cut: net.cut(node_of(f, f.node).id(), node_of(f, f.to).id()); break;
+        case FaultKind::delay_next: net.delay_next(node_of(f, f.node).id(), node_of(f, f.to).id(), f.length); break;
+        case FaultKind::hold: {
+          const NodeId from = node_of(f, f.node).id();
+          const NodeId to = node_of(f, f.to).id();
+          net.hold(from, to);
+          world.after(f.length, [&net, from, to] { net.release(from, to); });
+          break;
+        }
+        case FaultKind::clock_jump: {
+          Node& n = node_of(f, f.node);
+          n.clock().jump(world.now(), f.length);
+          break;
+        }
+        case FaultKind::clock_drift: {
+          Node& n = node_of(f, f.node);
+          n.clock().set_drift_ppm(world.now(), f.drift_ppm);
+          break;
+        }
+      }
+    });
+  }
+}
+
+void heal_everything(World& world) {
+  world.network().heal();
+  for (const auto& n : world.nodes()) {
+    if (n->paused()) world.resume(*n);
+    if (!n->up()) world.restart(*n);
+    if (n->clock().drift_ppm() != 0) n->clock().set_drift_ppm(world.now(), 0);
+  }
+}
+
+}  // namespace oversim::sim

@@ -1,0 +1,73 @@
+// A fault plan is data: a list of timed faults with a text form that prints and parses back, so a
+// plan can be typed on the command line, stored next to a seed, generated and shrunk by
+// rapidcheck, and printed in a reproduce command. Times are offsets from the start of the run.
+//
+//   at 1s pause app-1 for 4s            stop-the-world pause (GC), resumes by itself
+//   at 2s crash redis-1                 kill the process (volatile state is lost)
+//   at 3s restart redis-1               boot it again
+//   at 2s partition a,b | c,d           drop messages between the two sides, both ways
+//   at 2s isolate redis-1               partition one node from everyone
+//   at 2s cut app-1 -> db               drop messages one way only
+//   at 5s heal                          remove every partition and cut
+//   at 1s clock-jump redis-2 +2s        step the node's local clock (negative: backwards)
+//   at 1s clock-drift redis-2 +200ppm   set the node's clock rate error
+//   at 1s delay-next app-1 -> db by 5s  the next message on that link arrives 5s later
+//   at 1s hold app-1 -> db for 2s       queue the link's messages, deliver them after 2s
+//
+// Faults are separated by newlines or ';'; '#' starts a comment.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace oversim::sim {
+
+class World;
+
+enum class FaultKind : uint8_t { pause, crash, restart, partition, isolate, cut, heal, clock_jump, clock_drift, delay_next, hold };
+const char* to_string(FaultKind kind);
+
+struct Fault {
+  Duration at;
+  FaultKind kind = FaultKind::heal;
+  std::string node;                 // the subject, or the sending side of a link
+  std::string to;                   // the receiving side of a link
+  std::vector<std::string> side_a;  // partition
+  std::vector<std::string> side_b;
+  Duration length;                  // pause for, hold for, delay by, jump by
+  int64_t drift_ppm = 0;
+  friend bool operator==(const Fault&, const Fault&) = default;
+};
+
+struct FaultPlanError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct FaultPlan {
+  std::vector<Fault> faults;
+
+  // Throws FaultPlanError naming the offending fault.
+  static FaultPlan parse(std::string_view text);
+  std::string to_string() const;  // canonical: "at 1s pause app-1 for 4s; at 2s heal"
+  bool empty() const { return faults.empty(); }
+  // When the last fault has played out (a pause's resume, a hold's release included).
+  Duration settled_at() const;
+  // Schedules every fault as a timer in `world`. Throws FaultPlanError for an unknown node,
+  // before anything is scheduled.
+  void apply(World& world) const;
+  friend bool operator==(const FaultPlan&, const FaultPlan&) = default;
+};
+
+std::string to_string(const Fault& fault);
+
+// Undo every lasting fault: heal the network, resume paused nodes, restart crashed ones, clear
+// clock drift (jumps stay: a clock that jumped does not jump back by itself). Used before
+// checking "eventually" properties.
+void heal_everything(World& world);
+
+}  // namespace oversim::sim

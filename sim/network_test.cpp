@@ -1,0 +1,181 @@
+// Network stories: RPCs and their ambiguous timeouts, partitions that drop, holds that delay,
+// a delayed message, loss, duplication, and messages queueing at a paused node.
+#include "sim/network.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/world.h"
+
+namespace oversim::sim {
+namespace {
+using namespace literals;
+
+// An echo server that counts what it handled: the ground truth for "did the request apply?".
+struct Echo {
+  int handled = 0;
+  void boot(World& w, Node& n) {
+    w.spawn(&n, "echo", [this, &w, &n] {
+      for (;;) {
+        std::optional<Message> m = n.mailbox("echo").receive();
+        ++handled;
+        w.network().reply(n, *m, std::any_cast<int>(m->body) + 1, "pong");
+      }
+    }, true);
+  }
+};
+
+struct Fixture {
+  World w{WorldConfig{.seed = 11}};
+  Node& client = w.add_node("client");
+  Node& server = w.add_node("server");
+  Echo echo;
+  Fixture() {
+    w.network().config().latency = LatencyModel{1_ms, 1_ms, Ratio::never(), 1_ms};
+    server.set_boot([this](Node& n) { echo.boot(w, n); });
+  }
+  RpcResult<int> call(int v, Duration timeout = 10_ms) { return w.network().call_as<int>(client, server, "echo", v, "ping", timeout); }
+};
+
+TEST(Network, AnRpcTakesTheRoundTripLatency) {
+  Fixture f;
+  RpcResult<int> r;
+  Instant done;
+  f.w.spawn(&f.client, "caller", [&] { r = f.call(41); done = now(); });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r.value, 42);
+  EXPECT_EQ(done, Instant::zero() + 2_ms);
+}
+
+TEST(Network, ATimeoutIsAmbiguousTheRequestMayHaveApplied) {
+  Fixture f;
+  RpcResult<int> r;
+  f.w.spawn(&f.client, "caller", [&] {
+    f.w.network().cut(f.server.id(), f.client.id());  // replies are lost, requests arrive
+    r = f.call(1, 5_ms);
+  });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  EXPECT_TRUE(r.ambiguous());
+  EXPECT_EQ(f.echo.handled, 1);  // it did apply
+}
+
+TEST(Network, AFullPartitionDropsBothWaysAndHealRestoresIt) {
+  Fixture f;
+  std::vector<bool> ok;
+  f.w.spawn(&f.client, "caller", [&] {
+    f.w.network().partition({f.client.id()}, {f.server.id()});
+    ok.push_back(f.call(1, 5_ms).ok());
+    f.w.network().heal();
+    ok.push_back(f.call(1, 5_ms).ok());
+  });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  EXPECT_EQ(ok, (std::vector<bool>{false, true}));
+  EXPECT_EQ(f.echo.handled, 1);
+  EXPECT_EQ(f.w.network().dropped(), 1u);
+}
+
+TEST(Network, APartitionStartingWhileAMessageIsInFlightDropsIt) {
+  Fixture f;
+  RpcResult<int> r;
+  f.w.spawn(&f.client, "caller", [&] { r = f.call(1, 5_ms); });
+  f.w.at(Instant::zero() + Duration::us(500), [&] { f.w.network().isolate(f.server.id()); });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  EXPECT_TRUE(r.ambiguous());
+  EXPECT_EQ(f.echo.handled, 0);
+}
+
+TEST(Network, HoldQueuesALinkAndReleaseDeliversInOrder) {
+  Fixture f;
+  std::vector<std::pair<int, int64_t>> got;
+  f.w.spawn(&f.server, "sink", [&] {
+    for (;;) {
+      std::optional<Message> m = f.server.mailbox("sink").receive();
+      got.emplace_back(std::any_cast<int>(m->body), now().ns());
+    }
+  }, true);
+  f.w.spawn(&f.client, "sender", [&] {
+    f.w.network().hold(f.client.id(), f.server.id());
+    for (int i = 0; i < 3; ++i) f.w.network().send(f.client, f.server, "sink", i, "n");
+    sleep_for(10_ms);
+    f.w.network().release(f.client.id(), f.server.id());
+    sleep_for(10_ms);
+  });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  ASSERT_EQ(got.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(got[static_cast<size_t>(i)].first, i);
+    EXPECT_EQ(got[static_cast<size_t>(i)].second, (11_ms).count_ns() + i);  // FIFO: 1ns apart
+  }
+}
+
+TEST(Network, DelayNextDelaysExactlyOneMessage) {
+  Fixture f;
+  std::vector<int64_t> arrivals;
+  f.w.spawn(&f.server, "sink", [&] {
+    for (;;) {
+      f.server.mailbox("sink").receive();
+      arrivals.push_back(now().ns());
+    }
+  }, true);
+  f.w.spawn(&f.client, "sender", [&] {
+    f.w.network().delay_next(f.client.id(), f.server.id(), 5_s);
+    f.w.network().send(f.client, f.server, "sink", 0, "late");
+    f.w.network().send(f.client, f.server, "sink", 1, "on time");
+    sleep_for(6_s);
+  });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  EXPECT_EQ(arrivals, (std::vector<int64_t>{(1_ms).count_ns(), (5_s + 1_ms).count_ns()}));
+}
+
+TEST(Network, LossAndDuplicationFollowTheirRatios) {
+  World w(WorldConfig{.seed = 5});
+  Node& a = w.add_node("a");
+  Node& b = w.add_node("b");
+  w.network().config().loss = Ratio{1, 4};
+  w.network().config().duplicate = Ratio{1, 10};
+  int received = 0;
+  w.spawn(&b, "sink", [&] {
+    for (;;) {
+      b.mailbox("sink").receive();
+      ++received;
+    }
+  }, true);
+  w.spawn(&a, "sender", [&] {
+    for (int i = 0; i < 4000; ++i) w.network().send(a, b, "sink", i, "m");
+    sleep_for(1_s);
+  });
+  ASSERT_EQ(w.run().status, RunStatus::completed);
+  // ~3000 survive loss, ~10% of those are doubled: ~3300
+  EXPECT_GT(received, 3150);
+  EXPECT_LT(received, 3450);
+  EXPECT_GT(w.network().dropped(), 900u);
+  EXPECT_LT(w.network().dropped(), 1100u);
+}
+
+TEST(Network, MessagesToAPausedNodeQueueAndAreHandledAtResume) {
+  Fixture f;
+  RpcResult<int> r;
+  Instant done;
+  f.w.at(Instant::zero(), [&] { f.w.pause(f.server); });
+  f.w.at(Instant::zero() + 50_ms, [&] { f.w.resume(f.server); });
+  f.w.spawn(&f.client, "caller", [&] { r = f.call(1, 100_ms); done = now(); });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(done, Instant::zero() + 51_ms);
+}
+
+TEST(Network, ACrashedServerNeverAnswersAndARestartedOneDoes) {
+  Fixture f;
+  std::vector<bool> ok;
+  f.w.spawn(&f.client, "caller", [&] {
+    f.w.crash(f.server);
+    ok.push_back(f.call(1, 5_ms).ok());
+    f.w.restart(f.server);
+    ok.push_back(f.call(1, 5_ms).ok());
+  });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  EXPECT_EQ(ok, (std::vector<bool>{false, true}));
+}
+
+}  // namespace
+}  // namespace oversim::sim
