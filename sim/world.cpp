@@ -9,6 +9,7 @@
 #include <boost/fiber/all.hpp>
 #include <fmt/format.h>
 
+#include "sim/asan_fibers.h"
 #include "sim/network.h"
 #include "sim/sync.h"
 
@@ -30,6 +31,14 @@ size_t default_stack_bytes() {
 }  // namespace
 
 using boost::fibers::context;
+
+// Fiber stacks come from a pool owned by the world: thousands of buyers per run would otherwise
+// cost a malloc and fresh page faults each. Copies of the allocator share the pool, so stacks
+// of fibers Boost has not yet released stay valid after the world is gone.
+struct World::Stacks {
+  explicit Stacks(size_t bytes) : pool(bytes) {}
+  boost::fibers::pooled_fixedsize_stack pool;
+};
 
 // ---------------------------------------------------------------------------------------------
 // The Boost.Fiber scheduling algorithm. Boost's dispatcher context and the thread's main context
@@ -76,14 +85,18 @@ class SimAlgorithm final : public boost::fibers::algo::algorithm_with_properties
   }
 
   context* pick_next() noexcept override {
-    context* active = context::active();
-    if (active->sleep_is_linked()) {
+    // The suspending fiber is current_ (null for main and the dispatcher, which never sleep).
+    if (world_.current_ != nullptr && world_.current_->ctx->sleep_is_linked()) {
       world_.fatal(fmt::format(
           "fiber '{}' used a Boost.Fiber timed wait (this_fiber::sleep_for or a *_for/*_until wait): those read the "
           "steady clock and break determinism; use oversim::sim::sleep_for or a sim wait primitive instead",
           world_.current_ != nullptr ? world_.current_->name : std::string("main")));
     }
     if (main_ != nullptr && (world_.stop_requested_ || ready_.empty())) return take_main();
+    // Fast path: nothing is ready and the next timer simply wakes another fiber. Fire it here
+    // and switch to that fiber directly, skipping a round trip through Boost's dispatcher. The
+    // order of events and strategy choices is exactly what the dispatcher path would produce.
+    if (ready_.empty() && main_ == nullptr) world_.fire_next_fiber_timer_inline();
     while (!ready_.empty()) {
       if (!world_.stopping_ && world_.steps_ >= world_.config_.max_steps) {
         world_.request_stop(RunStatus::horizon, fmt::format("step limit of {} reached", world_.config_.max_steps));
@@ -162,6 +175,8 @@ World::World(WorldConfig config, std::unique_ptr<Strategy> strategy)
   }
   if (config_.stack_bytes == 0) config_.stack_bytes = default_stack_bytes();
   t_current_world = this;
+  stacks_ = std::make_unique<Stacks>(config_.stack_bytes);
+  thread_ctx_ = context::active();
   network_ = std::make_unique<Network>(*this);
   boost::fibers::use_scheduling_algorithm<SimAlgorithm>(*this);
 }
@@ -297,7 +312,7 @@ uint64_t World::spawn(Node* node, std::string name, std::function<void()> body, 
   ++live_total_;
   if (!daemon) ++live_workers_;
   pending_spawn_ = rec;
-  boost::fibers::fiber fiber(boost::fibers::launch::post, std::allocator_arg, boost::fibers::fixedsize_stack(config_.stack_bytes),
+  boost::fibers::fiber fiber(boost::fibers::launch::post, std::allocator_arg, stacks_->pool,
                              [this, rec, body = std::move(body)] { fiber_main(rec, body); });
   fiber.detach();
   pending_spawn_ = nullptr;
@@ -305,6 +320,7 @@ uint64_t World::spawn(Node* node, std::string name, std::function<void()> body, 
 }
 
 void World::fiber_main(FiberRecord* rec, const std::function<void()>& body) {
+  asan_note_fiber_stack(rec, __builtin_frame_address(0), config_.stack_bytes);
   if (!rec->cancelled) {
     try {
       body();
@@ -345,7 +361,7 @@ WakeReason World::park(std::optional<Instant> deadline, const char* where) {
   rec->where = where;
   rec->reason = WakeReason::none;
   if (deadline) rec->timer_slot = add_timer(*deadline, rec, nullptr, rec->timer_seq);
-  context::active()->suspend();
+  rec->ctx->suspend();  // rec->ctx is the active context; context::active() costs a TLS lookup
   if (rec->cancelled) {
     if (std::uncaught_exceptions() > 0) return WakeReason::cancelled;
     throw FiberCancelled{};
@@ -358,7 +374,8 @@ void World::wake(FiberRecord* rec, WakeReason reason) {
   rec->parked = false;
   rec->reason = reason;
   clear_fiber_timer(rec);
-  context::active()->schedule(rec->ctx);
+  // Any context of this thread can schedule; the thread's main context avoids a TLS lookup.
+  thread_ctx_->schedule(rec->ctx);
 }
 
 // ---- timers --------------------------------------------------------------------------------
@@ -418,6 +435,35 @@ void World::cancel_timer(TimerId id) {
   const auto slot = static_cast<uint32_t>(id & kSlotMask);
   const uint64_t seq = id >> kSlotBits;
   if (slot < timer_slots_.size() && timer_slots_[slot].seq == seq && seq != 0) release_timer_slot(slot);
+}
+
+bool World::fire_next_fiber_timer_inline() {
+  if (stop_requested_ || stopping_) return false;
+  auto alive = [&](const TimerEntry& e) { return timer_slots_[e.slot].seq == e.seq; };
+  auto cmp = [](const TimerEntry& a, const TimerEntry& b) { return later(a, b); };
+  while (!timer_heap_.empty() && !alive(timer_heap_.front())) {
+    std::pop_heap(timer_heap_.begin(), timer_heap_.end(), cmp);
+    timer_heap_.pop_back();
+  }
+  if (timer_heap_.empty()) return false;
+  const TimerEntry top = timer_heap_.front();
+  if (top.at > Instant::zero() + config_.horizon) return false;
+  // A tie needs a strategy choice: leave it to advance(). The second-smallest entry is one of
+  // the root's children.
+  for (size_t child = 1; child <= 2 && child < timer_heap_.size(); ++child) {
+    if (timer_heap_[child].at == top.at) return false;
+  }
+  FiberRecord* fiber = timer_slots_[top.slot].fiber;
+  // Callbacks may crash nodes or spawn; waking the suspending fiber itself would resume the
+  // running context. Both go through the dispatcher.
+  if (fiber == nullptr || fiber == current_) return false;
+  std::pop_heap(timer_heap_.begin(), timer_heap_.end(), cmp);
+  timer_heap_.pop_back();
+  now_ = top.at;
+  release_timer_slot(top.slot);
+  fiber->timer_slot = UINT32_MAX;
+  wake(fiber, WakeReason::timed_out);
+  return true;
 }
 
 void World::advance() {

@@ -66,6 +66,7 @@ struct FiberRecord {
   FiberRecord* wq_prev = nullptr;
   FiberRecord* wq_next = nullptr;
   WaitQueue* wq = nullptr;
+  const char* stack_low = nullptr;  // sanitizer builds: the lowest address this fiber may unpoison
 };
 
 enum class RunStatus : uint8_t { completed, deadlock, horizon };
@@ -158,6 +159,7 @@ class World {
 
  private:
   friend class SimAlgorithm;
+  struct Stacks;
   struct TimerSlot {
     uint64_t seq = 0;  // 0: free
     FiberRecord* fiber = nullptr;
@@ -178,6 +180,7 @@ class World {
   void clear_fiber_timer(FiberRecord* rec);
   // Called by the scheduler when nothing is ready. Fires one timer or ends the run.
   void advance();
+  bool fire_next_fiber_timer_inline();
   void on_pick(FiberRecord* rec);
   void request_stop(RunStatus status, std::string detail);
   void wake_main();
@@ -194,6 +197,7 @@ class World {
 
   std::vector<std::unique_ptr<Node>> nodes_;
   std::unique_ptr<Network> network_;
+  std::unique_ptr<Stacks> stacks_;
 
   SimAlgorithm* algorithm_ = nullptr;  // owned by Boost's scheduler while installed
   FiberRecord* current_ = nullptr;
@@ -210,6 +214,7 @@ class World {
   uint64_t live_timers_ = 0;
 
   boost::fibers::context* main_ctx_ = nullptr;
+  boost::fibers::context* thread_ctx_ = nullptr;  // the context that created the world
   bool main_parked_ = false;
   bool running_ = false;
   bool ran_ = false;

@@ -351,6 +351,25 @@ Result DbState::lock_timeout(TxnId id) {
   return fail(id, it->second, Outcome::LockTimeout, Command::Update);
 }
 
+bool DbState::detect_deadlock(TxnId id) {
+  // Each waiter waits for one holder: follow the chain from `id`. A cycle through `id` returns
+  // to it within waiting_for_.size() steps; a chain that ends, or that runs into a cycle not
+  // containing `id`, does not.
+  auto it = waiting_for_.find(id);
+  if (it == waiting_for_.end()) return false;
+  TxnId at = it->second;
+  for (size_t steps = 0; steps <= waiting_for_.size(); ++steps) {
+    if (at == id) {
+      fail(id, txns_.at(id), Outcome::DeadlockDetected, Command::Select);
+      return true;
+    }
+    auto next = waiting_for_.find(at);
+    if (next == waiting_for_.end()) return false;
+    at = next->second;
+  }
+  return false;
+}
+
 void DbState::crash() {
   // Committed data is durable (synchronous commit); everything else was in the dead process.
   txns_.clear();
@@ -409,6 +428,12 @@ Result DbState::fail(TxnId id, Txn& txn, Outcome kind, Command command, std::str
 Result DbState::blocked_or_deadlock(TxnId id, TxnId holder, Command command) {
   // Every waiter waits for exactly one holder, so the wait-for graph is a set of chains: walk
   // the chain from the holder; reaching the requester means this wait would close a cycle.
+  if (config_.defer_deadlock_detection) {
+    waiting_for_[id] = holder;
+    Result r = make(Outcome::Blocked, command);
+    r.blocked_on = holder;
+    return r;
+  }
   TxnId at = holder;
   for (size_t steps = 0; steps <= txns_.size(); ++steps) {
     if (at == id) return fail(id, txns_.at(id), Outcome::DeadlockDetected, command);

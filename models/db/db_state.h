@@ -232,6 +232,10 @@ std::string to_string(const Result& result);
 
 struct DbConfig {
   bool ledger_unique_order_sign = false;  // UNIQUE (order_id, sign(delta)) on the ledger
+  // false: the statement that would close a wait-for cycle fails at once (handy for unit tests).
+  // true: it is recorded as Blocked like any other wait, and the server calls detect_deadlock()
+  // once the waiter has waited deadlock_timeout, as PostgreSQL does (manual 13.3.4).
+  bool defer_deadlock_detection = false;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -260,6 +264,11 @@ class DbState {
   // The server's lock_timeout fired while `txn` waited: the statement fails with LockTimeout
   // and the transaction is aborted. NoTransaction if the txn is unknown.
   Result lock_timeout(TxnId txn);
+
+  // With DbConfig::defer_deadlock_detection: if `txn` waits in a wait-for cycle, it becomes the
+  // victim (DeadlockDetected, aborted, its locks released) and this returns true. PostgreSQL's
+  // victim is likewise the backend whose deadlock_timeout fired and found the cycle.
+  bool detect_deadlock(TxnId txn);
 
   // The DB node crashes: every in-flight transaction is gone (its writes discarded, its locks
   // released); committed data survives.

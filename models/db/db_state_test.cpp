@@ -296,6 +296,43 @@ TEST(DbState, CheckConstraintRejectsNegativeStockAndAbortsTheTransaction) {
 // ---------------------------------------------------------------------------------------------
 // Locks: deadlock, timeout, rollback.
 
+TEST(DbState, DeferredDetectionLeavesTheCycleUntilAWaiterChecksAndThatWaiterIsTheVictim) {
+  // The server's mode: both waits are recorded, as in PostgreSQL before deadlock_timeout; the
+  // waiter whose check runs first finds the cycle and is aborted.
+  DbState db(DbConfig{.defer_deadlock_detection = true});
+  db.add_stock("sku1", 5);
+  db.add_stock("sku2", 5);
+  TxnId a = db.begin();
+  TxnId b = db.begin();
+  EXPECT_EQ(db.execute(a, conditional_decrement("sku1")).kind, Outcome::Ok);
+  EXPECT_EQ(db.execute(b, conditional_decrement("sku2")).kind, Outcome::Ok);
+  EXPECT_EQ(db.execute(a, conditional_decrement("sku2")).kind, Outcome::Blocked);
+  EXPECT_EQ(db.execute(b, conditional_decrement("sku1")).kind, Outcome::Blocked);
+  EXPECT_EQ(db.waiting_for(a), b);
+  EXPECT_EQ(db.waiting_for(b), a);
+  EXPECT_TRUE(db.detect_deadlock(a));
+  EXPECT_EQ(db.state(a), TxnState::Failed);
+  EXPECT_EQ(db.take_woken(), ids({b}));
+  EXPECT_FALSE(db.detect_deadlock(b));  // no longer waiting: nothing to detect
+  EXPECT_EQ(to_string(db.execute(b, conditional_decrement("sku1"))), "UPDATE 1");
+  EXPECT_EQ(db.commit(b).kind, Outcome::Ok);
+  EXPECT_EQ(db.commit(a).kind, Outcome::Rollback);
+  EXPECT_EQ(available(db, "sku1"), 4);
+  EXPECT_EQ(available(db, "sku2"), 4);
+}
+
+TEST(DbState, DeferredDetectionFindsNoDeadlockInAPlainWait) {
+  DbState db(DbConfig{.defer_deadlock_detection = true});
+  db.add_stock("sku1", 5);
+  TxnId a = db.begin();
+  TxnId b = db.begin();
+  EXPECT_EQ(db.execute(a, conditional_decrement("sku1")).kind, Outcome::Ok);
+  EXPECT_EQ(db.execute(b, conditional_decrement("sku1")).kind, Outcome::Blocked);
+  EXPECT_FALSE(db.detect_deadlock(b));
+  EXPECT_EQ(db.state(b), TxnState::Active);
+  EXPECT_EQ(db.waiting_for(b), a);
+}
+
 TEST(DbState, OppositeLockOrderDeadlocksAndTheRequesterIsTheVictim) {
   // a locks sku1 then sku2, b locks sku2 then sku1 (a cart with two items in different order).
   DbState db;

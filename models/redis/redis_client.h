@@ -1,0 +1,45 @@
+// The client stub an application fiber uses: one blocking call per command, with a timeout.
+//
+// Two modes. Fixed: always the same server (a standalone Redis, or one RedLock instance).
+// Sentinel: asks the sentinel for the primary when it has none cached, and forgets the cached
+// primary after a timeout or a READONLY error so that the next call rediscovers it. The command
+// itself is never retried: the caller sees every outcome, because a retried SET NX or DECRBY
+// after an ambiguous timeout is exactly the kind of duplicate the designs must survive.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "models/redis/redis_state.h"
+#include "sim/network.h"
+#include "sim/node.h"
+#include "sim/time.h"
+
+namespace oversim::redis {
+
+class RedisClient {
+ public:
+  static RedisClient fixed(sim::Node& app, sim::Node& server, Duration timeout = Duration::ms(50));
+  static RedisClient via_sentinel(sim::Node& app, sim::Node& sentinel, Duration timeout = Duration::ms(50));
+
+  // Blocks the calling fiber (which must run on `app`) for at most `timeout` in total,
+  // discovery included. timed_out is ambiguous: the command may have been applied. When the
+  // sentinel cannot be reached the command was never sent, but the result is timed_out too.
+  sim::RpcResult<Reply> call(const Command& command);
+
+  // The server the next call goes to; "" when a sentinel client has no primary cached.
+  const std::string& server() const { return server_; }
+  Duration timeout() const { return timeout_; }
+
+ private:
+  RedisClient(sim::Node& app, sim::Node* sentinel, std::string server, Duration timeout)
+      : app_(&app), sentinel_(sentinel), server_(std::move(server)), timeout_(timeout) {}
+  bool discover(Instant deadline);
+
+  sim::Node* app_;
+  sim::Node* sentinel_;  // nullptr: fixed mode
+  std::string server_;
+  Duration timeout_;
+};
+
+}  // namespace oversim::redis

@@ -1,0 +1,58 @@
+// A Redis deployment in one line: nodes redis-1..redis-N, redis-1 the initial primary and the
+// others its replicas, plus a node "sentinel" when N > 1. Defaults describe a LAN deployment;
+// docs/models-redis.md justifies each one. Build it after the World and destroy it after run().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/redis/redis_client.h"
+#include "models/redis/redis_server.h"
+#include "models/redis/sentinel.h"
+#include "sim/world.h"
+
+namespace oversim::redis {
+
+struct RedisConfig {
+  uint32_t servers = 1;                          // 1: standalone; N: a primary, N-1 replicas, a sentinel
+  Duration service_time = Duration::us(10);
+  Duration replication_lag = Duration::zero();
+  uint32_t acks_required = 0;
+  Duration acks_timeout = Duration::ms(20);
+  uint32_t min_replicas_to_write = 0;
+  Duration min_replicas_max_lag = Duration::s(10);
+  Persistence persistence = Persistence::none;
+  Duration down_after = Duration::s(1);
+  Duration sentinel_period = Duration::ms(100);
+  Duration client_timeout = Duration::ms(50);
+
+  ServerOptions server_options() const;
+};
+
+class RedisDeployment {
+ public:
+  RedisDeployment(sim::World& world, RedisConfig config);
+
+  const RedisConfig& config() const { return config_; }
+  size_t size() const { return servers_.size(); }
+  RedisServer& server(const std::string& name);
+  RedisServer& server(size_t index) { return *servers_.at(index); }  // 0 is redis-1
+  const RedisState& state(const std::string& name) { return server(name).state(); }
+  Sentinel* sentinel() { return sentinel_.get(); }
+  // The sentinel's view (redis-1 when standalone).
+  std::string primary_name() const;
+  // Every server that is up and believes it is a primary: more than one is split brain.
+  std::vector<std::string> acting_primaries() const;
+  // A client for a fiber on `app`: via the sentinel when there is one, else fixed to redis-1.
+  RedisClient client(sim::Node& app) const;
+
+ private:
+  sim::World& world_;
+  RedisConfig config_;
+  std::vector<std::unique_ptr<RedisServer>> servers_;
+  std::unique_ptr<Sentinel> sentinel_;
+};
+
+}  // namespace oversim::redis

@@ -1,0 +1,136 @@
+// A simulated Redis server: one node running a RedisState behind the network, as a thin shell of
+// fibers around the pure state machine.
+//
+// - Commands arrive on port "redis" and are served one at a time by a single fiber (Redis runs
+//   commands on one thread), each costing `service_time` of virtual time. Every command and its
+//   reply is traced as kind "redis": cmd="SET lock:stock:sku1 tok-3 NX PX 3000" reply="OK".
+// - Expiry is judged by this node's local clock (drift and jumps apply), like Redis's mstime().
+// - Replication is asynchronous by default: the primary replies first and ships the write's
+//   effect to its replicas later (after `replication_lag`, plus the network) on port
+//   "replication". Replicas apply the stream in order and acknowledge their offset.
+//   `acks_required` = N makes the primary answer a write only once N replicas acknowledged it
+//   (SET + WAIT N as one step); `min_replicas_to_write` refuses writes while too few replicas
+//   acknowledged within `min_replicas_max_lag`.
+// - A replica (re)attaching to a primary always gets a full resync (the primary's snapshot), so a
+//   demoted primary loses the writes it accepted on its own: that is how split brain ends.
+// - Persistence decides what survives a crash: nothing, the AOF fsynced every second of the
+//   node's clock, or every acknowledged write.
+// Sentinel and tests steer roles with REPLICAOF over the same port, like the real thing.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/redis/redis_state.h"
+#include "sim/network.h"
+#include "sim/node.h"
+#include "sim/sync.h"
+#include "sim/time.h"
+#include "sim/world.h"
+
+namespace oversim::redis {
+
+enum class Persistence { none, aof_everysec, aof_always };
+const char* to_string(Persistence persistence);
+
+struct ServerOptions {
+  Duration service_time = Duration::us(10);     // per command: redis-benchmark ~100k ops/s
+  Duration replication_lag = Duration::zero();  // extra delay before a write is shipped
+  uint32_t acks_required = 0;                   // WAIT N after every write; 0: asynchronous
+  Duration acks_timeout = Duration::ms(20);     // WAIT's timeout
+  uint32_t min_replicas_to_write = 0;           // 0: check disabled (Redis default)
+  Duration min_replicas_max_lag = Duration::s(10);
+  Persistence persistence = Persistence::none;
+  Duration active_expire_period = Duration::ms(100);  // serverCron at hz 10
+  Duration replication_cron_period = Duration::s(1);  // replica ACKs, resync retries, pings
+};
+
+// ---- Administrative commands (Sentinel, tests) on port "redis" --------------------------------
+
+// INFO replication: who the server thinks it is.
+struct InfoCommand {};
+// REPLICAOF <primary> or, with an empty name, REPLICAOF NO ONE.
+struct ReplicaOfCommand {
+  std::string primary;
+};
+struct ServerInfo {
+  Role role = Role::primary;
+  std::string primary;  // the node it replicates from; "" for a primary
+  uint64_t offset = 0;  // replication offset
+  bool synced = false;  // a replica that finished its full resync (primaries: true)
+};
+
+class RedisServer {
+ public:
+  // Boots at once; `replica_of` empty: a primary. The role survives restarts (like the config
+  // file Sentinel rewrites), the data survives according to `options.persistence`.
+  RedisServer(sim::World& world, sim::Node& node, ServerOptions options, std::string replica_of = "");
+  RedisServer(const RedisServer&) = delete;
+  RedisServer& operator=(const RedisServer&) = delete;
+
+  sim::Node& node() const { return node_; }
+  const std::string& name() const { return node_.name(); }
+  // The key space. For a crashed node: what it will load when it restarts.
+  const RedisState& state() const { return state_; }
+  Role role() const { return state_.role(); }
+  const std::string& replica_of() const { return replica_of_; }
+  const ServerOptions& options() const { return options_; }
+  ServerInfo info() const;
+
+  // Direct role changes for tests; Sentinel sends ReplicaOfCommand instead.
+  void replica_of(const std::string& primary);
+
+ private:
+  struct ReplicaLink {
+    uint64_t sent_offset = 0;   // the last entry shipped
+    uint64_t acked_offset = 0;  // the last entry the replica confirmed
+    Instant last_ack_local;     // this node's clock at the last ACK
+  };
+  struct Pending {
+    Instant due;  // true time at which it may be shipped
+    ReplicationEntry entry;
+  };
+  void boot();
+  void on_crash();
+  void serve();
+  void handle_command(const sim::Message& request, const Command& command);
+  void handle_admin(const sim::Message& request);
+  void reply(const sim::Message& request, const Command& command, const Reply& reply);
+  void replication_loop();
+  void feeder_loop();
+  void cron_loop();
+  void expire_loop();
+  void publish(std::vector<ReplicationEntry> entries);
+  void persist(const ReplicationEntry& entry);
+  void reset_persistence();
+  void request_sync();
+  void send_ack();
+  uint32_t good_replicas() const;
+  uint32_t replicas_acked(uint64_t offset) const;
+  void wait_for_acks(sim::Message request, Command command, Reply reply, uint64_t offset);
+  sim::Node& node_by_id(sim::NodeId id) const;
+
+  sim::World& world_;
+  sim::Node& node_;
+  ServerOptions options_;
+  std::string replica_of_;  // persistent configuration
+
+  RedisState state_;
+  // volatile replication state
+  bool synced_ = false;
+  std::map<sim::NodeId, ReplicaLink> links_;
+  std::vector<Pending> backlog_;  // entries not yet shipped to every replica
+  sim::Event backlog_grew_;
+  sim::WaitQueue acks_changed_;
+
+  // persistence: `durable_` is what the disk holds once fsynced; `unsynced_` waits for the next
+  // whole second of the node's clock (aof_everysec), with the local ms it was written at.
+  RedisState durable_;
+  std::vector<std::pair<int64_t, ReplicationEntry>> unsynced_;
+  void fsync_before(int64_t local_ms);
+};
+
+}  // namespace oversim::redis

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Quick start, step one: install what is missing (Debian 12), build Release into ./build, and
+# run the main job on its built-in default. Safe to run again: it installs nothing twice.
+#   sudo ./scripts/quickstart.sh            (or as root)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+cmake --preset release >/dev/null
+cmake --build --preset release --target oversim
+exec ./build/oversim "$@"
