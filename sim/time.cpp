@@ -17,6 +17,19 @@ std::string format_duration(Duration d) {
   return fmt::format("{}ns", v);
 }
 
+std::string format_span(Duration d) {
+  const int64_t v = d.count_ns();
+  const int64_t a = v < 0 ? -v : v;
+  const char* sign = v < 0 ? "-" : "";
+  if (a < 1'000'000) return fmt::format("{}{}us", sign, (a + 500) / 1'000);
+  if (a < 1'000'000'000) {
+    const int64_t centi = (a + 5'000) / 10'000;  // hundredths of a millisecond
+    return fmt::format("{}{}.{:02}ms", sign, centi / 100, centi % 100);
+  }
+  const int64_t centi = (a + 5'000'000) / 10'000'000;
+  return fmt::format("{}{}.{:02}s", sign, centi / 100, centi % 100);
+}
+
 std::string format_instant(Instant t) {
   const int64_t v = t.ns();
   const int64_t abs_v = v < 0 ? -v : v;

@@ -61,6 +61,8 @@ class Instant {
 
 // "1500ms", "2s", "250us", "7ns", "0": the largest unit that divides exactly; negatives keep "-".
 std::string format_duration(Duration d);
+// A human reading of a span: "850us", "66.35ms", "1.55s" (rounded, for tables; not parseable).
+std::string format_span(Duration d);
 // Seconds with millisecond precision and a fixed width, for aligned timelines: "   1.502s".
 std::string format_instant(Instant t);
 // Parses "<integer><unit>" with unit ns|us|ms|s|m; a bare "0" is zero. nullopt on anything else.

@@ -570,7 +570,9 @@ bool World::chance(Ratio r) {
 void World::trace(std::string kind, std::vector<TraceField> fields) { trace_at(current_node(), std::move(kind), std::move(fields)); }
 
 void World::trace_at(const Node* n, std::string kind, std::vector<TraceField> fields) {
-  trace_.record(TraceEvent{now_, steps_, n != nullptr ? n->name() : std::string(), std::move(kind), std::move(fields)});
+  TraceEvent event{now_, steps_, n != nullptr ? n->name() : std::string(), std::move(kind), std::move(fields)};
+  for (const auto& observer : trace_observers_) observer(event);
+  trace_.record(std::move(event));
 }
 
 // ---- running -------------------------------------------------------------------------------

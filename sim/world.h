@@ -151,6 +151,9 @@ class World {
   void trace(std::string kind, std::vector<TraceField> fields = {});
   void trace_at(const Node* node, std::string kind, std::vector<TraceField> fields = {});
   const Trace& trace_log() const { return trace_; }
+  // Called with every event as it is recorded (kept or not). Observers read state to check
+  // invariants; they must not change it, draw choices or park.
+  void add_trace_observer(std::function<void(const TraceEvent&)> observer) { trace_observers_.push_back(std::move(observer)); }
 
   // ---- running
   // Runs until completion, deadlock or horizon. Rethrows (as SimError) the first exception that
@@ -192,6 +195,7 @@ class World {
   Instant now_ = Instant::zero();
   uint64_t steps_ = 0;
   Trace trace_;
+  std::vector<std::function<void(const TraceEvent&)>> trace_observers_;
   std::vector<Choice> choices_;
   StableHash choice_hash_;
 

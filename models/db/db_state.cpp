@@ -600,11 +600,11 @@ Result DbState::insert_order(TxnId id, Txn& txn, const InsertOrder& s) {
   const OrderRow& o = s.row;
   // Index order as declared: the primary key first, then the two UNIQUE constraints. The
   // first key in use decides, as PostgreSQL inserts into (and checks) the indexes in order.
-  const std::vector<UniqueKey> keys = {
-      UniqueKey{kOrdersPkey, {o.order_id}},
-      UniqueKey{kOrdersUserSkuActivityKey, {o.user, o.sku, o.activity}},
-      UniqueKey{kOrdersRequestIdKey, {o.request_id}},
-  };
+  // The two UNIQUE constraints are part of the design under test: a schema without them is how
+  // duplicate orders get in.
+  std::vector<UniqueKey> keys = {UniqueKey{kOrdersPkey, {o.order_id}}};
+  if (config_.unique_user_sku_activity) keys.push_back(UniqueKey{kOrdersUserSkuActivityKey, {o.user, o.sku, o.activity}});
+  if (config_.unique_request_id) keys.push_back(UniqueKey{kOrdersRequestIdKey, {o.request_id}});
   for (const UniqueKey& key : keys) {
     if (auto r = check_unique(id, txn, key, Command::Insert)) return *r;
   }

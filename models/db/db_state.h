@@ -111,6 +111,22 @@ struct UpdateStock {
   std::optional<int64_t> version_equals;      // WHERE version = v
   std::optional<int64_t> fence_below;         // WHERE fence < t
   bool returning = false;                     // RETURNING the new row into Result::stock_rows
+
+  // A builder that reads like the SQL it renders, for design code:
+  //   UpdateStock::on(sku).decrement(1).bump().where_available_at_least(1)
+  static UpdateStock on(std::string sku_id) {
+    UpdateStock u;
+    u.sku = std::move(sku_id);
+    return u;
+  }
+  UpdateStock& decrement(int64_t n) { change = Decrement{n}; return *this; }
+  UpdateStock& set_available_to(int64_t value) { change = SetAvailable{value}; return *this; }
+  UpdateStock& bump() { bump_version = true; return *this; }
+  UpdateStock& set_fence_to(int64_t t) { set_fence = t; return *this; }
+  UpdateStock& where_available_at_least(int64_t k) { available_at_least = k; return *this; }
+  UpdateStock& where_version(int64_t v) { version_equals = v; return *this; }
+  UpdateStock& where_fence_below(int64_t t) { fence_below = t; return *this; }
+  UpdateStock& returning_row() { returning = true; return *this; }
 };
 
 // UPDATE stock SET available = available + n [, version = version + 1] WHERE sku_id = ...
@@ -231,6 +247,8 @@ struct Result {
 std::string to_string(const Result& result);
 
 struct DbConfig {
+  bool unique_user_sku_activity = true;   // UNIQUE (user_id, sku_id, activity_id) on orders
+  bool unique_request_id = true;          // UNIQUE (request_id) on orders
   bool ledger_unique_order_sign = false;  // UNIQUE (order_id, sign(delta)) on the ledger
   // false: the statement that would close a wait-for cycle fails at once (handy for unit tests).
   // true: it is recorded as Blocked like any other wait, and the server calls detect_deadlock()

@@ -1,0 +1,262 @@
+#include "properties/checker.h"
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "sim/world.h"
+
+namespace oversim::properties {
+
+using protocols::Scenario;
+using protocols::Simulation;
+
+const PropertyResult& RunResult::result(const std::string& property) const {
+  for (const PropertyResult& r : properties) {
+    if (r.property->name == property) return r;
+  }
+  throw std::invalid_argument(fmt::format("unknown property '{}'", property));
+}
+
+bool RunResult::violates(const std::vector<std::string>& asserted) const {
+  for (const std::string& name : asserted) {
+    if (result(name).violated) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> default_asserted() {
+  std::vector<std::string> names;
+  for (const Property& p : catalogue()) {
+    if (p.asserted_by_default()) names.push_back(p.name);
+  }
+  return names;
+}
+
+RunResult run_checked(const Scenario& scenario) {
+  const protocols::Design* design = protocols::find_design(scenario.design);
+  if (design == nullptr) throw std::invalid_argument(fmt::format("unknown variant '{}'", scenario.design));
+  Simulation simulation(scenario, *design);
+  RunResult r;
+  r.scenario = scenario;
+  for (const Property& p : catalogue()) r.properties.push_back(PropertyResult{&p, false, false, std::nullopt, ""});
+
+  // Always-properties: re-checked after every event that can change what they read (database
+  // statements and acknowledgements); the first violation is kept with its time and step.
+  sim::World& world = simulation.world();
+  world.add_trace_observer([&](const sim::TraceEvent& e) {
+    if (e.kind != "sql" && e.kind != "ack") return;
+    for (PropertyResult& pr : r.properties) {
+      if (pr.property->kind != Kind::always || pr.violated || pr.property->name == "lock_mutual_exclusion") continue;
+      if (auto witness = pr.property->check(simulation)) {
+        pr.violated = true;
+        pr.violation = Violation{e.at, e.step, *witness};
+      }
+    }
+  });
+  r.outcome = simulation.run();
+
+  const protocols::History& h = simulation.history();
+  for (PropertyResult& pr : r.properties) {
+    const Property& p = *pr.property;
+    if (p.kind == Kind::sometimes) {
+      if (auto what = p.check(simulation)) {
+        pr.reached = true;
+        pr.note = *what;
+      }
+      continue;
+    }
+    if (pr.violated) continue;
+    if (p.name == "lock_mutual_exclusion") {
+      // Judged over the whole history of beliefs; the witness names the overlap's start.
+      if (auto witness = p.check(simulation)) {
+        pr.violated = true;
+        uint64_t step = 0;
+        for (const auto& l : h.locks) step = std::max(step, l.acquired_step);
+        pr.violation = Violation{r.outcome.end_time, step, *witness};
+      }
+      continue;
+    }
+    if (p.kind == Kind::always || p.kind == Kind::eventually) {
+      if (auto witness = p.check(simulation)) {
+        pr.violated = true;
+        pr.violation = Violation{r.outcome.end_time, r.outcome.steps, *witness};
+      }
+    }
+  }
+  r.events = world.trace_log().events();
+  r.acks = static_cast<int64_t>(h.acks.size());
+  r.orders = static_cast<int64_t>(simulation.db().committed_orders().size());
+  r.latencies = h.order_latencies;
+  r.results = h.results;
+  r.counters = h.counters;
+  r.sale_duration = h.sale_ended_at == sim::Instant::max() ? r.outcome.end_time - sim::Instant::zero() : h.sale_ended_at - sim::Instant::zero();
+  return r;
+}
+
+Scenario scenario_for(const SweepOptions& options, uint64_t seed) {
+  Scenario s = options.base;
+  s.seed = seed;
+  if (!options.profile.empty()) s = protocols::apply_profile(options.profile, s);
+  return s;
+}
+
+SweepResult sweep(const SweepOptions& options) {
+  SweepResult out;
+  std::mutex mu;
+  std::vector<std::optional<RunResult>> failures;  // lowest failing seed per worker
+  const unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(std::max<uint64_t>(1, options.seeds))));
+  std::vector<std::thread> workers;
+  std::optional<uint64_t> stop_after;  // with stop_at_first: skip seeds above the lowest failure
+  for (unsigned j = 0; j < jobs; ++j) {
+    workers.emplace_back([&, j] {
+      for (uint64_t i = j; i < options.seeds; i += jobs) {
+        const uint64_t seed = options.first_seed + i;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (stop_after && seed > *stop_after) return;
+        }
+        Scenario s = scenario_for(options, seed);
+        s.keep_trace = false;
+        RunResult r;
+        try {
+          r = run_checked(s);
+        } catch (const std::exception& e) {
+          std::lock_guard<std::mutex> lock(mu);
+          out.errors.push_back(fmt::format("seed {}: {}", seed, e.what()));
+          continue;
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        ++out.runs;
+        ++out.run_status[sim::to_string(r.outcome.status)];
+        for (const PropertyResult& pr : r.properties) {
+          PropertyCount& c = out.counts[pr.property->name];
+          if (pr.violated) {
+            ++c.violated;
+            if (!c.first_seed || seed < *c.first_seed) c.first_seed = seed;
+          }
+          if (pr.reached) ++c.reached;
+        }
+        out.acks += r.acks;
+        out.sale_time += r.sale_duration;
+        out.latencies.insert(out.latencies.end(), r.latencies.begin(), r.latencies.end());
+        if (r.violates(options.asserted) && (!out.first_failing_seed || seed < *out.first_failing_seed)) {
+          out.first_failing_seed = seed;
+          if (options.stop_at_first) stop_after = seed;
+        }
+      }
+    });
+  }
+  for (std::thread& t : workers) t.join();
+  std::sort(out.errors.begin(), out.errors.end());
+  if (out.first_failing_seed) {
+    Scenario s = scenario_for(options, *out.first_failing_seed);
+    s.keep_trace = true;
+    out.first_failure = run_checked(s);
+  }
+  return out;
+}
+
+Scenario shrink(const Scenario& failing, const std::vector<std::string>& properties, int budget_runs) {
+  int runs = 0;
+  auto still_fails = [&](const Scenario& candidate) {
+    if (runs >= budget_runs) return false;
+    ++runs;
+    Scenario s = candidate;
+    s.keep_trace = false;
+    try {
+      return run_checked(s).violates(properties);
+    } catch (const std::exception&) {
+      return false;  // e.g. a fault naming an app node that no longer exists
+    }
+  };
+  Scenario best = failing;
+  bool changed = true;
+  while (changed && runs < budget_runs) {
+    changed = false;
+    for (size_t i = 0; i < best.faults.faults.size(); ++i) {
+      Scenario c = best;
+      c.faults.faults.erase(c.faults.faults.begin() + static_cast<std::ptrdiff_t>(i));
+      if (still_fails(c)) {
+        best = c;
+        changed = true;
+        break;
+      }
+    }
+    auto try_workload = [&](auto edit) {
+      Scenario c = best;
+      if (!edit(c.workload)) return;
+      if (still_fails(c)) {
+        best = c;
+        changed = true;
+      }
+    };
+    try_workload([](protocols::Workload& w) { return w.double_click.numerator != 0 && ((w.double_click = sim::Ratio::never()), true); });
+    try_workload([](protocols::Workload& w) { return w.max_retries > 0 && ((w.max_retries = 0), true); });
+    try_workload([](protocols::Workload& w) { return w.buyers > 2 && ((w.buyers = w.buyers / 2), true); });
+    try_workload([](protocols::Workload& w) { return w.buyers > 1 && ((w.buyers -= 1), true); });
+    try_workload([](protocols::Workload& w) { return w.stock > 1 && ((w.stock -= 1), true); });
+    try_workload([](protocols::Workload& w) { return w.skus > 1 && ((w.skus -= 1), true); });
+    try_workload([](protocols::Workload& w) { return w.app_nodes > 1 && ((w.app_nodes -= 1), true); });
+  }
+  return best;
+}
+
+std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& events, size_t limit) {
+  auto field = [](const sim::TraceEvent& e, const char* key) -> std::string {
+    for (const auto& f : e.fields) {
+      if (f.key == key) return f.value;
+    }
+    return "";
+  };
+  std::vector<sim::TraceEvent> out;
+  for (const sim::TraceEvent& e : events) {
+    bool keep = false;
+    if (e.kind == "fault" || e.kind == "pause" || e.kind == "resume" || e.kind == "crash" || e.kind == "restart" || e.kind == "failover" ||
+        e.kind == "lock-held" || e.kind == "lock-released" || e.kind == "ack" || e.kind == "heal") {
+      keep = true;
+    } else if (e.kind == "sql") {
+      const std::string sql = field(e, "sql");
+      keep = sql.rfind("UPDATE stock", 0) == 0 || sql.rfind("INSERT INTO orders", 0) == 0;
+    } else if (e.kind == "redis") {
+      const std::string cmd = field(e, "cmd");
+      keep = cmd.find("lock:") != std::string::npos && cmd.rfind("GET", 0) != 0;
+    }
+    if (keep) out.push_back(e);
+  }
+  if (out.size() > limit) out.resize(limit);
+  return out;
+}
+
+std::string reproduce_command(const Scenario& s) {
+  const protocols::Workload d;
+  const protocols::Workload& w = s.workload;
+  std::string cmd = fmt::format("oversim run --variant {} --seed {}", s.design, s.seed);
+  cmd += fmt::format(" --faults '{}'", s.faults.to_string());
+  if (w.buyers != d.buyers) cmd += fmt::format(" --buyers {}", w.buyers);
+  if (w.stock != d.stock) cmd += fmt::format(" --stock {}", w.stock);
+  if (w.skus != d.skus) cmd += fmt::format(" --skus {}", w.skus);
+  if (w.app_nodes != d.app_nodes) cmd += fmt::format(" --apps {}", w.app_nodes);
+  if (w.arrival != d.arrival) cmd += fmt::format(" --arrival {}", protocols::to_string(w.arrival));
+  if (w.max_retries != d.max_retries) cmd += fmt::format(" --retries {}", w.max_retries);
+  if (!(w.double_click == d.double_click)) cmd += fmt::format(" --double-click {}", sim::format_ratio(w.double_click));
+  if (w.remote_call != d.remote_call) cmd += fmt::format(" --remote-call {}", sim::format_duration(w.remote_call));
+  if (w.lock_ttl != d.lock_ttl) cmd += fmt::format(" --lock-ttl {}", sim::format_duration(w.lock_ttl));
+  if (w.lock_wait != d.lock_wait) cmd += fmt::format(" --lock-wait {}", sim::format_duration(w.lock_wait));
+  if (w.gateway_timeout != d.gateway_timeout) cmd += fmt::format(" --gateway-timeout {}", sim::format_duration(w.gateway_timeout));
+  if (w.replication_lag != d.replication_lag) cmd += fmt::format(" --replication-lag {}", sim::format_duration(w.replication_lag));
+  if (w.burst_window != d.burst_window) cmd += fmt::format(" --burst-window {}", sim::format_duration(w.burst_window));
+  if (w.poisson_mean != d.poisson_mean) cmd += fmt::format(" --poisson-mean {}", sim::format_duration(w.poisson_mean));
+  return cmd;
+}
+
+sim::Duration percentile(std::vector<sim::Duration> values, int percent) {
+  if (values.empty()) return sim::Duration::zero();
+  std::sort(values.begin(), values.end());
+  const size_t rank = (values.size() * static_cast<size_t>(percent) + 99) / 100;
+  return values[std::min(values.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+}  // namespace oversim::properties

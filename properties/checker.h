@@ -1,0 +1,100 @@
+// Runs scenarios and judges them: one run with every property checked (always-properties after
+// every state-changing event, eventually-properties at quiescence, sometimes-properties at the
+// end), seed sweeps across OS threads (one World per thread), greedy shrinking of a failing
+// scenario, a trace cut down to what matters, and the one command that reproduces a run.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "properties/property.h"
+#include "protocols/profiles.h"
+#include "protocols/registry.h"
+
+namespace oversim::properties {
+
+struct Violation {
+  sim::Instant at;
+  uint64_t step = 0;
+  std::string witness;
+};
+
+struct PropertyResult {
+  const Property* property = nullptr;
+  bool violated = false;  // always/eventually
+  bool reached = false;   // sometimes
+  std::optional<Violation> violation;
+  std::string note;       // sometimes: what was reached
+};
+
+struct RunResult {
+  protocols::Scenario scenario;
+  sim::RunOutcome outcome;
+  std::vector<PropertyResult> properties;  // catalogue order
+  std::vector<sim::TraceEvent> events;     // when the scenario keeps its trace
+  int64_t acks = 0;
+  int64_t orders = 0;
+  sim::Duration sale_duration;             // first arrival to the last buyer's answer
+  std::vector<sim::Duration> latencies;    // arrival to acknowledgement, per sold order
+  std::map<protocols::BuyResult, int64_t> results;
+  std::map<std::string, int64_t> counters;
+
+  const PropertyResult& result(const std::string& property) const;
+  // Violated any of `asserted` (names).
+  bool violates(const std::vector<std::string>& asserted) const;
+};
+
+// The property names `check` asserts by default (the business ones).
+std::vector<std::string> default_asserted();
+
+RunResult run_checked(const protocols::Scenario& scenario);
+
+struct SweepOptions {
+  protocols::Scenario base;          // design, workload; faults replaced per seed when profile set
+  std::string profile;               // "" : use base.faults as given for every seed
+  uint64_t first_seed = 1;
+  uint64_t seeds = 100;
+  unsigned jobs = 1;
+  std::vector<std::string> asserted = default_asserted();
+  bool stop_at_first = false;        // check: stop early once a violation is found
+};
+
+struct PropertyCount {
+  int64_t violated = 0;   // runs that violated it (always/eventually)
+  int64_t reached = 0;    // runs that reached it (sometimes)
+  std::optional<uint64_t> first_seed;
+};
+
+struct SweepResult {
+  uint64_t runs = 0;
+  std::map<std::string, PropertyCount> counts;  // by property name
+  std::optional<uint64_t> first_failing_seed;   // first (lowest) seed violating an asserted property
+  std::optional<RunResult> first_failure;       // that run, replayed with its trace kept
+  int64_t acks = 0;
+  sim::Duration sale_time;                      // summed over runs
+  std::vector<sim::Duration> latencies;         // all runs
+  std::map<std::string, int64_t> run_status;    // completed / deadlock / horizon
+  std::vector<std::string> errors;              // internal errors (bugs), one line each
+};
+
+// The scenario a sweep runs for `seed`.
+protocols::Scenario scenario_for(const SweepOptions& options, uint64_t seed);
+SweepResult sweep(const SweepOptions& options);
+
+// Greedy shrinking: drop faults, fewer buyers, less stock, fewer app nodes, no client
+// misbehaviour, keeping each change while the run still violates one of `properties`.
+protocols::Scenario shrink(const protocols::Scenario& failing, const std::vector<std::string>& properties, int budget_runs = 150);
+
+// The events worth reading for a violation: faults, failovers, lock beliefs, stock writes,
+// order inserts, acknowledgements.
+std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& events, size_t limit = 80);
+
+// `oversim run --variant ... --seed ... --faults '...' [workload flags that differ]`.
+std::string reproduce_command(const protocols::Scenario& scenario);
+
+sim::Duration percentile(std::vector<sim::Duration> values, int percent);
+
+}  // namespace oversim::properties

@@ -1,0 +1,228 @@
+#include "properties/property.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace oversim::properties {
+
+using protocols::Simulation;
+using sim::Instant;
+
+const char* to_string(Kind k) {
+  switch (k) {
+    case Kind::always: return "always";
+    case Kind::eventually: return "eventually";
+    case Kind::sometimes: return "sometimes";
+  }
+  return "?";
+}
+
+const char* to_string(Category c) {
+  switch (c) {
+    case Category::business: return "business";
+    case Category::mechanism: return "mechanism";
+    case Category::liveness: return "liveness";
+    case Category::coverage: return "coverage";
+  }
+  return "?";
+}
+
+namespace {
+
+// Orders that count as sold: every committed order (designs never cancel in this version).
+std::map<std::string, std::vector<const db::OrderRow*>> orders_by_sku(const std::map<std::string, db::OrderRow>& orders) {
+  std::map<std::string, std::vector<const db::OrderRow*>> by;
+  for (const auto& [id, o] : orders) by[o.sku].push_back(&o);
+  return by;
+}
+
+std::string list_ids(const std::vector<const db::OrderRow*>& orders, size_t limit = 8) {
+  std::string out;
+  for (size_t i = 0; i < orders.size() && i < limit; ++i) out += fmt::format("{}{}", i == 0 ? "" : ",", orders[i]->order_id);
+  if (orders.size() > limit) out += ",...";
+  return out;
+}
+
+std::optional<std::string> no_oversell(const Simulation& s) {
+  const auto orders = s.db().committed_orders();
+  const auto by_sku = orders_by_sku(orders);
+  for (const std::string& sku : s.skus()) {
+    const int64_t initial = s.initial_stock(sku);
+    const auto row = s.db().committed_stock(sku);
+    const int64_t available = row ? row->available : 0;
+    auto it = by_sku.find(sku);
+    const auto sold = it == by_sku.end() ? 0 : static_cast<int64_t>(it->second.size());
+    if (sold > initial) {
+      return fmt::format("{}: {} orders committed for an initial stock of {} (available={}; orders {})", sku, sold, initial, available,
+                         list_ids(it->second));
+    }
+    if (available < 0) return fmt::format("{}: available={} below zero", sku, available);
+    int64_t acked = 0;
+    std::set<std::string> acked_orders;
+    for (const auto& ack : s.history().acks) {
+      if (ack.sku == sku && acked_orders.insert(ack.order_id).second) ++acked;
+    }
+    if (acked > initial) return fmt::format("{}: {} buyers were told they bought, for an initial stock of {}", sku, acked, initial);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> no_duplicate_order(const Simulation& s) {
+  std::map<std::string, std::vector<const db::OrderRow*>> by_buyer, by_request;
+  const auto orders = s.db().committed_orders();
+  for (const auto& [id, o] : orders) {
+    by_buyer[fmt::format("user={} sku={} activity={}", o.user, o.sku, o.activity)].push_back(&o);
+    by_request[o.request_id].push_back(&o);
+  }
+  for (const auto& [key, list] : by_buyer) {
+    if (list.size() > 1) return fmt::format("{} has {} orders ({})", key, list.size(), list_ids(list));
+  }
+  for (const auto& [key, list] : by_request) {
+    if (list.size() > 1) return fmt::format("request {} made {} orders ({})", key, list.size(), list_ids(list));
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> lock_mutual_exclusion(const Simulation& s) {
+  const auto& locks = s.history().locks;
+  // Earliest overlap by start time; spans are few, a quadratic scan is fine.
+  std::optional<std::pair<Instant, std::string>> first;
+  for (size_t i = 0; i < locks.size(); ++i) {
+    for (size_t j = i + 1; j < locks.size(); ++j) {
+      const auto& a = locks[i];
+      const auto& b = locks[j];
+      if (a.key != b.key || a.holder == b.holder) continue;
+      const Instant start = std::max(a.acquired, b.acquired);
+      const Instant end = std::min(a.released, b.released);
+      if (start >= end) continue;
+      if (!first || start < first->first) {
+        auto until = [](Instant t) { return t == Instant::max() ? std::string("the end") : sim::format_instant(t); };
+        first = {start, fmt::format("{}: {} (token {}) held it {}..{} and {} (token {}) held it {}..{}; overlap from {}", a.key, a.holder,
+                                    a.token, sim::format_instant(a.acquired), until(a.released), b.holder, b.token,
+                                    sim::format_instant(b.acquired), until(b.released), sim::format_instant(start))};
+      }
+    }
+  }
+  if (first) return first->second;
+  return std::nullopt;
+}
+
+std::optional<std::string> ledger_conservation(const Simulation& s) {
+  const auto orders = s.db().committed_orders();
+  const auto by_sku = orders_by_sku(orders);
+  const auto ledger = s.db().committed_ledger();
+  for (const std::string& sku : s.skus()) {
+    const int64_t initial = s.initial_stock(sku);
+    const auto row = s.db().committed_stock(sku);
+    const int64_t available = row ? row->available : 0;
+    auto it = by_sku.find(sku);
+    const auto sold = it == by_sku.end() ? 0 : static_cast<int64_t>(it->second.size());
+    if (available + sold != initial) {
+      return fmt::format("{}: available {} + sold {} = {}, initial stock {}", sku, available, sold, available + sold, initial);
+    }
+    int64_t delta = 0;
+    bool any = false;
+    for (const auto& l : ledger) {
+      if (l.sku != sku) continue;
+      any = true;
+      delta += l.delta;
+    }
+    if (any && initial + delta != available) {
+      return fmt::format("{}: ledger deltas sum to {} but stock moved {} -> {}", sku, delta, initial, available);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> no_lost_order(const Simulation& s) {
+  const auto orders = s.db().committed_orders();
+  for (const auto& ack : s.history().acks) {
+    if (orders.count(ack.order_id) == 0) {
+      return fmt::format("buyer {} was told order {} succeeded at {}, but it is not in the database", ack.user, ack.order_id,
+                         sim::format_instant(ack.at));
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> progress(const Simulation& s) {
+  if (!s.history().quiesced()) return std::string("the run did not quiesce (stopped at its horizon or deadlocked)");
+  const auto& w = s.scenario().workload;
+  for (size_t i = 0; i < s.skus().size(); ++i) {
+    const std::string& sku = s.skus()[i];
+    // Buyers that want this sku: b with b mod skus == i.
+    const int64_t demand = (w.buyers - static_cast<int64_t>(i) + w.skus - 1) / w.skus;
+    const auto row = s.db().committed_stock(sku);
+    const int64_t available = row ? row->available : 0;
+    const int64_t initial = s.initial_stock(sku);
+    const int64_t should_sell = std::min(demand, initial);
+    if (initial - available < should_sell) {
+      return fmt::format("{}: {} of {} units left unsold with {} buyers wanting it (undersell)", sku, available, initial, demand);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> lease_expired_while_held(const Simulation& s) {
+  for (const auto& l : s.history().locks) {
+    if (l.ttl > sim::Duration::zero() && l.released > l.acquired + l.ttl) {
+      return fmt::format("{} believed it held {} for longer than its {} lease", l.holder, l.key, sim::format_duration(l.ttl));
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> sold_out(const Simulation& s) {
+  for (const std::string& sku : s.skus()) {
+    const auto row = s.db().committed_stock(sku);
+    if (row && row->available == 0) return fmt::format("{} sold out", sku);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> lock_contended(const Simulation& s) {
+  const int64_t n = s.history().counter("lock.contended");
+  if (n > 0) return fmt::format("{} lock acquisitions had to wait", n);
+  return std::nullopt;
+}
+
+std::optional<std::string> ambiguous_outcome(const Simulation& s) {
+  auto it = s.history().results.find(protocols::BuyResult::unknown);
+  if (it != s.history().results.end() && it->second > 0) return fmt::format("{} purchases ended with an unknown outcome", it->second);
+  return std::nullopt;
+}
+
+}  // namespace
+
+const std::vector<Property>& catalogue() {
+  static const std::vector<Property> all = {
+      {"no_oversell", Kind::always, Category::business,
+       "per SKU: committed orders <= initial stock, available >= 0, buyers told 'sold' <= initial stock", no_oversell},
+      {"no_duplicate_order", Kind::always, Category::business, "at most one order per (user, SKU, activity) and per request id",
+       no_duplicate_order},
+      {"no_lost_order", Kind::eventually, Category::business, "every order acknowledged to a buyer exists in the database", no_lost_order},
+      {"ledger_conservation", Kind::eventually, Category::business,
+       "per SKU: available + sold = initial, and the ledger (when written) sums to the stock's movement", ledger_conservation},
+      {"lock_mutual_exclusion", Kind::always, Category::mechanism,
+       "no two clients believe they hold the same lock at the same true time (the overlap is the witness)", lock_mutual_exclusion},
+      {"progress", Kind::eventually, Category::liveness, "when demand >= stock and faults have healed, everything sells (no undersell)",
+       progress},
+      {"lease_expired_while_held", Kind::sometimes, Category::coverage, "a client held a lock past its lease", lease_expired_while_held},
+      {"sold_out", Kind::sometimes, Category::coverage, "some SKU sold out", sold_out},
+      {"lock_contended", Kind::sometimes, Category::coverage, "some buyer waited for the lock", lock_contended},
+      {"ambiguous_outcome", Kind::sometimes, Category::coverage, "some purchase ended with an unknown (timed-out) outcome", ambiguous_outcome},
+  };
+  return all;
+}
+
+const Property* find_property(const std::string& name) {
+  for (const Property& p : catalogue()) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace oversim::properties

@@ -1,0 +1,40 @@
+// Properties are named data, of three kinds (Stateright / P):
+//   always      safety, checked after every event that can change state; the first violation
+//               is kept with its time, step and a witness;
+//   eventually  checked once, after the fault plan has healed and the system has quiesced;
+//   sometimes   a situation worth reaching (a lock lost while held, stock sold out): counted
+//               across a sweep to prove the interesting case happened at all, so a pass is not
+//               vacuous.
+// Business properties are what `check` asserts by default; mechanism and liveness properties
+// are reported alongside and asserted only when named with --properties.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocols/simulation.h"
+
+namespace oversim::properties {
+
+enum class Kind : uint8_t { always, eventually, sometimes };
+enum class Category : uint8_t { business, mechanism, liveness, coverage };
+const char* to_string(Kind k);
+const char* to_string(Category c);
+
+struct Property {
+  std::string name;
+  Kind kind = Kind::always;
+  Category category = Category::business;
+  std::string description;
+  // always/eventually: a witness when violated, nullopt when it holds.
+  // sometimes: a description of the situation when reached, nullopt otherwise.
+  std::function<std::optional<std::string>(const protocols::Simulation&)> check;
+  bool asserted_by_default() const { return category == Category::business; }
+};
+
+const std::vector<Property>& catalogue();
+const Property* find_property(const std::string& name);
+
+}  // namespace oversim::properties

@@ -1,0 +1,37 @@
+#include "protocols/registry.h"
+
+namespace oversim::protocols {
+
+// One line per design, in the order `oversim list` and `oversim compare` show them.
+#define OVERSIM_DESIGNS(X)      \
+  X(read_modify_write)          \
+  X(db_conditional_update)      \
+  X(db_for_update)              \
+  X(db_optimistic_version)      \
+  X(redis_lock_read_modify_write) \
+  X(redis_lock_plain_del)       \
+  X(redis_lock_conditional)     \
+  X(redis_lock_watchdog)        \
+  X(redis_fenced)               \
+  X(redis_fenced_stale_read)    \
+  X(article_recipe)
+
+#define OVERSIM_DECLARE(name) extern const Design name##_design;
+OVERSIM_DESIGNS(OVERSIM_DECLARE)
+#undef OVERSIM_DECLARE
+
+const std::vector<const Design*>& designs() {
+#define OVERSIM_ENTRY(name) &name##_design,
+  static const std::vector<const Design*> all = {OVERSIM_DESIGNS(OVERSIM_ENTRY)};
+#undef OVERSIM_ENTRY
+  return all;
+}
+
+const Design* find_design(const std::string& name) {
+  for (const Design* d : designs()) {
+    if (d->name == name) return d;
+  }
+  return nullptr;
+}
+
+}  // namespace oversim::protocols

@@ -1,0 +1,230 @@
+#include "protocols/simulation.h"
+
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "sim/network.h"
+
+namespace oversim::protocols {
+
+const char* to_string(Arrival a) { return a == Arrival::burst ? "burst" : "poisson"; }
+
+const char* to_string(BuyResult r) {
+  switch (r) {
+    case BuyResult::sold: return "sold";
+    case BuyResult::sold_out: return "sold-out";
+    case BuyResult::busy: return "busy";
+    case BuyResult::unknown: return "unknown";
+    case BuyResult::failed: return "failed";
+  }
+  return "?";
+}
+
+Duration exponential_gap(sim::World& world, Duration mean) {
+  // round(-ln((i + 0.5) / 64) * 1000): the bucket midpoints of the exponential's inverse CDF.
+  static constexpr int64_t kTable[64] = {4852, 3753, 3243, 2906, 2655, 2454, 2287, 2144, 2019, 1908, 1808, 1717, 1633, 1556, 1485, 1418,
+                                         1356, 1297, 1241, 1188, 1138, 1091, 1045, 1002, 960,  920,  882,  845,  809,  774,  741,  709,
+                                         678,  647,  618,  589,  562,  535,  508,  483,  458,  433,  409,  386,  363,  341,  319,  298,
+                                         277,  257,  237,  217,  198,  179,  161,  143,  125,  107,  90,   73,   56,   40,   24,   8};
+  const int64_t milli = kTable[world.random(64)];
+  return Duration::ns(mean.count_ns() / 1000 * milli);
+}
+
+// ---- BuyContext
+
+BuyContext::BuyContext(Simulation& sim, sim::Node& app, db::DbPool& db, std::string user_name, std::string sku_name, std::string request,
+                       int attempt_number, Instant arrived)
+    : user(std::move(user_name)),
+      sku(std::move(sku_name)),
+      request_id(std::move(request)),
+      attempt(attempt_number),
+      sim_(sim),
+      app_(app),
+      db_(db),
+      redis_(sim.redis().client(app)),
+      arrived_(arrived) {}
+
+BuyContext::~BuyContext() {
+  for (size_t belief : open_beliefs_) sim_.history().locks[belief].released = sim_.world().now();
+}
+
+const std::string& BuyContext::activity() const { return sim_.scenario().workload.activity; }
+const Workload& BuyContext::workload() const { return sim_.scenario().workload; }
+sim::World& BuyContext::world() { return sim_.world(); }
+
+std::string BuyContext::holder() const { return fmt::format("{}#{}", request_id, attempt); }
+
+std::string BuyContext::new_order_id() { return fmt::format("o-{}-{}{}", request_id, attempt, orders_made_++ == 0 ? "" : fmt::format(".{}", orders_made_)); }
+
+std::string BuyContext::new_token() {
+  // A random value as the article (and Redis' docs) recommend, plus a run-unique counter so two
+  // holders never share one. A random value is not a fencing token: it is not ordered.
+  return fmt::format("tok-{}-{:04x}", sim_.next_token(), world().random(0x10000));
+}
+
+db::OrderRow BuyContext::order_row(const std::string& order_id) const {
+  return db::OrderRow{order_id, user, sku, activity(), request_id, "paid"};
+}
+
+void BuyContext::remote_call() {
+  note("remote-call", {{"for", sim::format_duration(workload().remote_call)}});
+  sim::sleep_for(workload().remote_call);
+}
+
+size_t BuyContext::lock_acquired(const std::string& key, const std::string& token, Duration ttl) {
+  History& h = sim_.history();
+  h.locks.push_back(LockBelief{key, holder(), token, world().now(), world().steps(), Instant::max(), ttl});
+  open_beliefs_.push_back(h.locks.size() - 1);
+  note("lock-held", {{"key", key}, {"token", token}});
+  return h.locks.size() - 1;
+}
+
+void BuyContext::lock_released(size_t belief) {
+  for (auto it = open_beliefs_.begin(); it != open_beliefs_.end(); ++it) {
+    if (*it == belief) {
+      open_beliefs_.erase(it);
+      LockBelief& b = sim_.history().locks[belief];
+      b.released = world().now();
+      note("lock-released", {{"key", b.key}, {"token", b.token}});
+      return;
+    }
+  }
+}
+
+void BuyContext::count(const std::string& counter, int64_t n) { sim_.history().count(counter, n); }
+
+void BuyContext::note(const std::string& kind, std::vector<sim::TraceField> fields) {
+  fields.insert(fields.begin(), sim::TraceField{"buyer", holder()});
+  world().trace(kind, std::move(fields));
+}
+
+BuyResult BuyContext::sold(const std::string& order_id) {
+  History& h = sim_.history();
+  h.acks.push_back(OrderAck{order_id, user, sku, request_id, world().now()});
+  h.order_latencies.push_back(world().now() - arrived_);
+  note("ack", {{"order", order_id}, {"sku", sku}, {"user", user}});
+  return BuyResult::sold;
+}
+
+BuyResult BuyContext::outcome(BuyResult r) {
+  note("outcome", {{"result", to_string(r)}});
+  return r;
+}
+
+// ---- Simulation
+
+Simulation::Simulation(const Scenario& scenario, const Design& design) : scenario_(scenario), design_(design) {
+  const Workload& w = scenario_.workload;
+  sim::WorldConfig config;
+  config.seed = scenario_.seed;
+  config.horizon = scenario_.horizon;
+  config.keep_trace = scenario_.keep_trace;
+  world_ = std::make_unique<sim::World>(config);
+  for (int i = 1; i <= w.app_nodes; ++i) apps_.push_back(&world_->add_node(fmt::format("app-{}", i)));
+
+  redis::RedisConfig rc;
+  rc.servers = 2;  // redis-1 primary, redis-2 replica, plus a sentinel
+  rc.replication_lag = w.replication_lag;
+  redis_ = std::make_unique<redis::RedisDeployment>(*world_, rc);
+
+  db::DbServerConfig dc;
+  dc.schema.unique_user_sku_activity = design_.schema.unique_user_sku_activity;
+  dc.schema.unique_request_id = design_.schema.unique_request_id;
+  dc.schema.defer_deadlock_detection = true;
+  for (int s = 1; s <= w.skus; ++s) {
+    skus_.push_back(fmt::format("sku{}", s));
+    dc.stock[skus_.back()] = w.stock;
+  }
+  db_ = std::make_unique<db::DbServer>(*world_, dc);
+  for (sim::Node* app : apps_) {
+    db::DbPoolConfig pc;
+    pc.acquire_timeout = Duration::s(2);
+    pools_.push_back(std::make_unique<db::DbPool>(*world_, *app, pc));
+  }
+}
+
+Simulation::~Simulation() = default;
+
+int64_t Simulation::initial_stock(const std::string&) const { return scenario_.workload.stock; }
+
+void Simulation::buyer(int index, Instant arrival, bool second_click) {
+  const Workload& w = scenario_.workload;
+  const size_t app_index = static_cast<size_t>(index) % apps_.size();
+  sim::Node& app = *apps_[app_index];
+  db::DbPool& pool = *pools_[app_index];
+  const std::string user = fmt::format("u{}", index + 1);
+  const std::string& sku = skus_[static_cast<size_t>(index % w.skus)];
+  const std::string request = fmt::format("r{}", index + 1);
+  struct Running {
+    Simulation& s;
+    explicit Running(Simulation& sim) : s(sim) { ++s.buyers_running_; }
+    ~Running() {
+      if (--s.buyers_running_ == 0) s.buyers_done_.set();
+    }
+  };
+  // The gateway: it sends an attempt, and when the answer takes longer than gateway_timeout or
+  // comes back unknown, it sends the same request again while the first may still be running.
+  struct Gateway {
+    std::optional<BuyResult> answer;
+    sim::Event answered;
+  };
+  auto gateway = std::make_shared<Gateway>();
+  const std::string name = fmt::format("buyer-{}{}", index + 1, second_click ? "-click2" : "");
+  world_->spawn(&app, name, [=, this, &app, &pool, running = std::make_shared<Running>(*this)] {
+    sim::sleep_until(arrival);
+    const int first_attempt = second_click ? 101 : 1;  // a second click is its own attempt series
+    for (int attempt = first_attempt; attempt <= first_attempt + w.max_retries; ++attempt) {
+      if (attempt > first_attempt) history_.count("retry.gateway");
+      gateway->answered.reset();
+      world_->spawn(&app, fmt::format("{}#{}", name, attempt), [=, this, &app, &pool, attempt_running = std::make_shared<Running>(*this)] {
+        BuyContext ctx(*this, app, pool, user, sku, request, attempt, arrival);
+        const BuyResult r = design_.buy(ctx);
+        ++history_.results[r];
+        if (r != BuyResult::unknown && !gateway->answer) gateway->answer = r;
+        gateway->answered.set();
+      });
+      const bool in_time = gateway->answered.wait_until(world_->now() + w.gateway_timeout, "gateway waits for the attempt");
+      if (gateway->answer) return;
+      if (in_time && w.max_retries == 0) return;
+    }
+  });
+}
+
+void Simulation::conductor() {
+  buyers_done_.wait("all buyers finished");
+  history_.sale_ended_at = world_->now();
+  const Instant settled = Instant::zero() + scenario_.faults.settled_at();
+  if (world_->now() < settled) sim::sleep_until(settled);
+  world_->trace("heal", {});
+  sim::heal_everything(*world_);
+  sim::sleep_for(scenario_.settle);
+  history_.quiesced_at = world_->now();
+  world_->trace("quiesced", {});
+}
+
+sim::RunOutcome Simulation::run() {
+  const Workload& w = scenario_.workload;
+  // Arrivals and double clicks are drawn before the run starts, from the run's own choices.
+  Instant t = Instant::zero();
+  for (int b = 0; b < w.buyers; ++b) {
+    Instant arrival;
+    if (w.arrival == Arrival::burst) {
+      arrival = Instant::zero() + Duration::ns(world_->random_between(0, std::max<int64_t>(0, w.burst_window.count_ns() - 1)));
+    } else {
+      t += exponential_gap(*world_, w.poisson_mean);
+      arrival = t;
+    }
+    buyer(b, arrival, false);
+    if (world_->chance(w.double_click)) {
+      history_.count("click.double");
+      buyer(b, arrival + Duration::ms(world_->random_between(1, 50)), true);
+    }
+  }
+  if (w.buyers == 0) buyers_done_.set();
+  scenario_.faults.apply(*world_);
+  world_->spawn(nullptr, "conductor", [this] { conductor(); });
+  return world_->run();
+}
+
+}  // namespace oversim::protocols

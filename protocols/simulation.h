@@ -1,0 +1,146 @@
+// One simulated flash sale: a World with a Redis primary, a replica and a sentinel, a database,
+// and app nodes whose buyer fibers run a design's purchase function. This is where the article's
+// moving parts meet; designs see it only through BuyContext.
+//
+// Topology (fault plans name these nodes): app-1..app-N, redis-1 (primary), redis-2 (replica),
+// sentinel, db.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/db/db_client.h"
+#include "models/db/db_server.h"
+#include "models/redis/redis_client.h"
+#include "models/redis/redis_deployment.h"
+#include "protocols/history.h"
+#include "protocols/workload.h"
+#include "sim/fault_plan.h"
+#include "sim/sync.h"
+#include "sim/world.h"
+
+namespace oversim::protocols {
+
+// What a design needs from the database schema.
+struct SchemaNeeds {
+  bool unique_user_sku_activity = false;  // UNIQUE (user_id, sku_id, activity_id)
+  bool unique_request_id = false;         // UNIQUE (request_id)
+};
+
+class BuyContext;
+using BuyFunction = BuyResult (*)(BuyContext&);
+
+struct Design {
+  std::string name;
+  std::string summary;   // one line
+  std::string expected;  // the verdict the design's file states, one line
+  BuyFunction buy = nullptr;
+  SchemaNeeds schema;
+};
+
+struct Scenario {
+  std::string design;
+  Workload workload;
+  sim::FaultPlan faults;
+  uint64_t seed = 1;
+  Duration settle = Duration::s(5);  // quiet time after faults heal, before "eventually" checks
+  Duration horizon = Duration::s(600);
+  bool keep_trace = true;
+};
+
+// The handle a design's purchase function works through. One per buyer attempt.
+class BuyContext {
+ public:
+  BuyContext(class Simulation& sim, sim::Node& app, db::DbPool& db, std::string user, std::string sku, std::string request_id, int attempt,
+             Instant arrived);
+  ~BuyContext();  // closes lock beliefs still open (the fiber was unwound)
+  BuyContext(const BuyContext&) = delete;
+  BuyContext& operator=(const BuyContext&) = delete;
+
+  const std::string user;
+  const std::string sku;
+  const std::string request_id;
+  const int attempt;
+  const std::string& activity() const;
+  const Workload& workload() const;
+  sim::World& world();
+  sim::Node& app() { return app_; }
+  redis::RedisClient& redis() { return redis_; }
+  db::DbPool& db() { return db_; }
+
+  std::string lock_key() const { return "lock:stock:" + sku; }
+  std::string idempotency_key() const { return "idem:" + request_id; }
+  std::string holder() const;         // "r3#1"
+  std::string new_order_id();         // unique per attempt: "o-r3-1"
+  std::string new_token();            // a random lock value, unique in the run
+  db::OrderRow order_row(const std::string& order_id) const;
+  void remote_call();                 // the slow call inside the critical section
+
+  // Beliefs, for lock_mutual_exclusion: from a successful acquire until release (or until the
+  // client learns it lost the lock).
+  size_t lock_acquired(const std::string& key, const std::string& token, Duration ttl);
+  void lock_released(size_t belief);
+  void count(const std::string& counter, int64_t n = 1);
+  void note(const std::string& kind, std::vector<sim::TraceField> fields = {});
+
+  // The buyer is told the outcome.
+  BuyResult sold(const std::string& order_id);
+  BuyResult outcome(BuyResult r);
+
+ private:
+  Simulation& sim_;
+  sim::Node& app_;
+  db::DbPool& db_;
+  redis::RedisClient redis_;
+  Instant arrived_;
+  std::vector<size_t> open_beliefs_;
+  int orders_made_ = 0;
+};
+
+class Simulation {
+ public:
+  Simulation(const Scenario& scenario, const Design& design);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  sim::World& world() { return *world_; }
+  const sim::World& world() const { return *world_; }
+  const Scenario& scenario() const { return scenario_; }
+  const Design& design() const { return design_; }
+  History& history() { return history_; }
+  const History& history() const { return history_; }
+  const db::DbServer& db() const { return *db_; }
+  redis::RedisDeployment& redis() { return *redis_; }
+  const std::vector<std::string>& skus() const { return skus_; }
+  int64_t initial_stock(const std::string& sku) const;
+  uint64_t next_token() { return ++tokens_; }
+
+  // Runs the sale to completion (or the horizon). Call once.
+  sim::RunOutcome run();
+
+ private:
+  void buyer(int index, Instant arrival, bool second_click);
+  void conductor();
+
+  Scenario scenario_;
+  Design design_;
+  std::unique_ptr<sim::World> world_;
+  std::unique_ptr<redis::RedisDeployment> redis_;
+  std::unique_ptr<db::DbServer> db_;
+  std::vector<sim::Node*> apps_;
+  std::vector<std::unique_ptr<db::DbPool>> pools_;
+  std::vector<std::string> skus_;
+  History history_;
+  int buyers_running_ = 0;
+  sim::Event buyers_done_;
+  uint64_t tokens_ = 0;
+};
+
+// Exponential inter-arrival gaps from integer draws (a 64-bucket table of -ln(u)).
+Duration exponential_gap(sim::World& world, Duration mean);
+
+}  // namespace oversim::protocols

@@ -1,0 +1,44 @@
+#include "protocols/steps.h"
+
+#include "sim/sync.h"
+
+namespace oversim::protocols {
+
+std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Duration ttl) {
+  const std::string token = ctx.new_token();
+  const Instant give_up = ctx.world().now() + ctx.workload().lock_wait;
+  bool maybe_ours = false;
+  for (int tries = 0;; ++tries) {
+    if (tries > 0) ctx.count("lock.contended");
+    auto set = ctx.redis().call(redis::Command::set_nx_px(key, token, ttl.count_ms()));
+    if (set.ok() && set.value->kind() == redis::Reply::Kind::ok) {
+      return HeldLock{key, token, ctx.lock_acquired(key, token, ttl)};
+    }
+    if (set.ambiguous()) maybe_ours = true;
+    if (maybe_ours) {
+      // Our earlier SET may have landed and only the reply was lost.
+      auto get = ctx.redis().call(redis::Command::get(key));
+      if (get.ok() && get.value->kind() == redis::Reply::Kind::bulk && get.value->as_bulk() == token) {
+        return HeldLock{key, token, ctx.lock_acquired(key, token, ttl)};
+      }
+    }
+    if (ctx.world().now() + ctx.workload().lock_retry > give_up) {
+      ctx.count("lock.gave-up");
+      return std::nullopt;
+    }
+    sim::sleep_for(ctx.workload().lock_retry);
+  }
+}
+
+void unlock_compare(BuyContext& ctx, const HeldLock& lock) {
+  ctx.lock_released(lock.belief);
+  auto r = ctx.redis().call(redis::Command::del_if_equals(lock.key, lock.token));
+  if (r.ok() && r.value->kind() == redis::Reply::Kind::integer && r.value->as_integer() == 0) ctx.count("lock.expired-before-release");
+}
+
+void unlock_plain_del(BuyContext& ctx, const HeldLock& lock) {
+  ctx.lock_released(lock.belief);
+  ctx.redis().call(redis::Command::del(lock.key));
+}
+
+}  // namespace oversim::protocols

@@ -1,0 +1,33 @@
+// The article's building blocks, shared by the designs so each design file stays a short,
+// straight-line story. Every step is blocking RPCs that can time out; each says what it does on
+// an ambiguous outcome.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "protocols/simulation.h"
+
+namespace oversim::protocols {
+
+struct HeldLock {
+  std::string key;
+  std::string token;
+  size_t belief = 0;
+};
+
+// tryLock: `SET key token NX PX ttl`, polling every lock_retry until lock_wait has passed.
+// nullopt means the lock stayed busy (fail fast). A timed-out SET may have taken the lock for
+// us; the poll repeats the same token, and a GET that returns it counts as acquired.
+std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Duration ttl);
+
+// Release with a token compare (`EVAL del_if_equals key token`): never deletes another's lock.
+void unlock_compare(BuyContext& ctx, const HeldLock& lock);
+// Release with a plain `DEL key`: deletes whoever holds it now (the mis-release bug).
+void unlock_plain_del(BuyContext& ctx, const HeldLock& lock);
+
+// What a failed database call means for the buyer: unknown when it timed out (it may have
+// applied), failed otherwise.
+inline BuyResult failure_of(const db::DbCall& call) { return call.ambiguous() ? BuyResult::unknown : BuyResult::failed; }
+
+}  // namespace oversim::protocols

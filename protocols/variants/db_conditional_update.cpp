@@ -1,0 +1,37 @@
+// db_conditional_update: the database is the only guard.
+//
+// Design: in one transaction, `UPDATE stock SET available = available - 1 WHERE sku_id = ? AND
+// available >= 1`; 0 rows means sold out; otherwise insert the order and commit.
+// Expected verdict: HOLDS no_oversell under every profile: a waiting UPDATE re-evaluates its
+// WHERE against the newly committed row (PostgreSQL manual 13.2.1), so the last unit is sold
+// once. VIOLATES no_duplicate_order under retries: a gateway retry after a lost commit reply
+// buys again (no idempotency key, no unique index).
+#include "protocols/steps.h"
+
+namespace oversim::protocols {
+namespace {
+
+BuyResult buy(BuyContext& ctx) {
+  std::optional<db::DbConnection> conn = ctx.db().acquire();
+  if (!conn) return ctx.outcome(BuyResult::busy);
+  conn->begin();
+  ctx.remote_call();
+  db::DbCall take = conn->execute(db::UpdateStock::on(ctx.sku).decrement(1).where_available_at_least(1));
+  if (!take.ok()) return ctx.outcome(failure_of(take));
+  if (take.rows() == 0) return ctx.outcome(BuyResult::sold_out);
+  const std::string order = ctx.new_order_id();
+  db::DbCall insert = conn->execute(db::InsertOrder{ctx.order_row(order)});
+  if (!insert.ok()) return ctx.outcome(failure_of(insert));
+  db::DbCall commit = conn->commit();
+  if (!commit.ok()) return ctx.outcome(failure_of(commit));
+  return ctx.sold(order);
+}
+
+}  // namespace
+
+extern const Design db_conditional_update_design;
+const Design db_conditional_update_design{
+    "db_conditional_update", "no lock: UPDATE ... WHERE available >= 1, check affected rows, INSERT order",
+    "holds no_oversell everywhere; violates no_duplicate_order under retries", buy, {}};
+
+}  // namespace oversim::protocols

@@ -1,0 +1,47 @@
+// db_optimistic_version: optimistic concurrency with a version column and bounded retries.
+//
+// Design: read (available, version); if a unit is left, make the remote call, then
+// `UPDATE ... SET available = available - 1, version = version + 1 WHERE sku_id = ? AND
+// available >= 1 AND version = v`; 0 rows means someone else won: retry up to
+// optimistic_retries times, then give up.
+// Expected verdict: HOLDS no_oversell under every profile. VIOLATES progress under contention:
+// a burst of buyers keeps bumping the version, losers run out of retries while stock remains
+// (undersell) — the liveness cost the article's checklist warns about.
+#include "protocols/steps.h"
+
+namespace oversim::protocols {
+namespace {
+
+BuyResult buy(BuyContext& ctx) {
+  for (int round = 0; round <= ctx.workload().optimistic_retries; ++round) {
+    if (round > 0) ctx.count("optimistic.retry");
+    std::optional<db::DbConnection> conn = ctx.db().acquire();
+    if (!conn) return ctx.outcome(BuyResult::busy);
+    db::DbCall read = conn->autocommit(db::SelectStock{ctx.sku});
+    if (!read.ok()) return ctx.outcome(failure_of(read));
+    const db::StockRow seen = read.result.stock_rows.at(0);
+    if (seen.available < 1) return ctx.outcome(BuyResult::sold_out);
+    ctx.remote_call();
+    conn->begin();
+    db::DbCall take = conn->execute(db::UpdateStock::on(ctx.sku).decrement(1).bump().where_available_at_least(1).where_version(seen.version));
+    if (!take.ok()) return ctx.outcome(failure_of(take));
+    if (take.rows() == 0) continue;  // lost the race; the connection rolls back on return
+    const std::string order = ctx.new_order_id();
+    db::DbCall insert = conn->execute(db::InsertOrder{ctx.order_row(order)});
+    if (!insert.ok()) return ctx.outcome(failure_of(insert));
+    db::DbCall commit = conn->commit();
+    if (!commit.ok()) return ctx.outcome(failure_of(commit));
+    return ctx.sold(order);
+  }
+  ctx.count("optimistic.gave-up");
+  return ctx.outcome(BuyResult::busy);
+}
+
+}  // namespace
+
+extern const Design db_optimistic_version_design;
+const Design db_optimistic_version_design{
+    "db_optimistic_version", "optimistic: read version, UPDATE ... WHERE version = v AND available >= 1, bounded retries",
+    "holds no_oversell everywhere; violates progress under contention (undersell)", buy, {}};
+
+}  // namespace oversim::protocols

@@ -1,0 +1,46 @@
+// redis_lock_plain_del: the incident pattern — release by plain DEL, read-then-write stock.
+//
+// Design: as redis_lock_read_modify_write, but the lock is released with `DEL key`, without
+// checking the token. When A's lease expires and B takes the lock, A's DEL removes B's lock and
+// lets C in while B still works: one expiry turns into a chain of overlapping holders.
+// Expected verdict: VIOLATES no_oversell and lock_mutual_exclusion under gc-pause, slow-rpc and
+// every other profile where a lease can expire before its holder finishes.
+#include "protocols/steps.h"
+
+namespace oversim::protocols {
+namespace {
+
+BuyResult buy(BuyContext& ctx) {
+  std::optional<HeldLock> lock = try_lock(ctx, ctx.lock_key(), ctx.workload().lock_ttl);
+  if (!lock) return ctx.outcome(BuyResult::busy);
+  struct Release {
+    BuyContext& ctx;
+    const HeldLock& lock;
+    ~Release() { unlock_plain_del(ctx, lock); }
+  } release{ctx, *lock};
+
+  std::optional<db::DbConnection> conn = ctx.db().acquire();
+  if (!conn) return ctx.outcome(BuyResult::busy);
+  conn->begin();
+  db::DbCall read = conn->execute(db::SelectStock{ctx.sku});
+  if (!read.ok()) return ctx.outcome(failure_of(read));
+  const int64_t available = read.result.stock_rows.at(0).available;
+  if (available < 1) return ctx.outcome(BuyResult::sold_out);
+  ctx.remote_call();
+  db::DbCall write = conn->execute(db::UpdateStock::on(ctx.sku).set_available_to(available - 1));
+  if (!write.ok()) return ctx.outcome(failure_of(write));
+  const std::string order = ctx.new_order_id();
+  db::DbCall insert = conn->execute(db::InsertOrder{ctx.order_row(order)});
+  if (!insert.ok()) return ctx.outcome(failure_of(insert));
+  db::DbCall commit = conn->commit();
+  if (!commit.ok()) return ctx.outcome(failure_of(commit));
+  return ctx.sold(order);
+}
+
+}  // namespace
+
+extern const Design redis_lock_plain_del_design;
+const Design redis_lock_plain_del_design{"redis_lock_plain_del", "SET NX PX lock, read-then-write stock, release by plain DEL (mis-release)",
+                                         "violates no_oversell and lock_mutual_exclusion whenever a lease expires early", buy, {}};
+
+}  // namespace oversim::protocols

@@ -1,0 +1,51 @@
+// redis_lock_read_modify_write: a Redis lock guarding an unconditional write.
+//
+// Design: `SET lock:stock:{sku} token NX PX ttl` (tryLock with a timeout); in a transaction
+// SELECT the stock, make the remote call, write `available = <literal>`, insert the order,
+// commit; release with a token compare.
+// Expected verdict: HOLDS no_oversell without faults (the lock serializes buyers). VIOLATES it
+// under gc-pause (the lease expires during the pause; the holder resumes and writes a stale
+// value), failover (the replica never saw the lock), partition (split brain), clock-jump (the
+// server's clock expires the lease early) and slow-rpc (the write arrives after the lease).
+// The lock is the single line of defence, and locks fail (Kleppmann, "How to do distributed
+// locking").
+#include "protocols/steps.h"
+
+namespace oversim::protocols {
+namespace {
+
+BuyResult buy(BuyContext& ctx) {
+  std::optional<HeldLock> lock = try_lock(ctx, ctx.lock_key(), ctx.workload().lock_ttl);
+  if (!lock) return ctx.outcome(BuyResult::busy);
+  struct Release {
+    BuyContext& ctx;
+    const HeldLock& lock;
+    ~Release() { unlock_compare(ctx, lock); }
+  } release{ctx, *lock};
+
+  std::optional<db::DbConnection> conn = ctx.db().acquire();
+  if (!conn) return ctx.outcome(BuyResult::busy);
+  conn->begin();
+  db::DbCall read = conn->execute(db::SelectStock{ctx.sku});
+  if (!read.ok()) return ctx.outcome(failure_of(read));
+  const int64_t available = read.result.stock_rows.at(0).available;
+  if (available < 1) return ctx.outcome(BuyResult::sold_out);
+  ctx.remote_call();
+  db::DbCall write = conn->execute(db::UpdateStock::on(ctx.sku).set_available_to(available - 1));
+  if (!write.ok()) return ctx.outcome(failure_of(write));
+  const std::string order = ctx.new_order_id();
+  db::DbCall insert = conn->execute(db::InsertOrder{ctx.order_row(order)});
+  if (!insert.ok()) return ctx.outcome(failure_of(insert));
+  db::DbCall commit = conn->commit();
+  if (!commit.ok()) return ctx.outcome(failure_of(commit));
+  return ctx.sold(order);
+}
+
+}  // namespace
+
+extern const Design redis_lock_read_modify_write_design;
+const Design redis_lock_read_modify_write_design{
+    "redis_lock_read_modify_write", "SET NX PX lock, SELECT, UPDATE available = <literal>, token-compare release",
+    "holds no_oversell without faults; violates it when the lock fails (gc-pause, failover, partition, clock-jump, slow-rpc)", buy, {}};
+
+}  // namespace oversim::protocols

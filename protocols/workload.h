@@ -1,0 +1,43 @@
+// The workload of a flash sale: who buys what, when, and how clients misbehave. Plain data so
+// the command line, the fault profiles and rapidcheck generators can all build one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/prng.h"
+#include "sim/time.h"
+
+namespace oversim::protocols {
+
+using sim::Duration;
+using sim::Instant;
+using sim::Ratio;
+
+enum class Arrival : uint8_t { burst, poisson };
+const char* to_string(Arrival a);
+
+struct Workload {
+  int buyers = 20;             // distinct users, one purchase attempt each (plus clicks/retries)
+  int skus = 1;                // buyer b wants sku (b mod skus) + 1
+  int64_t stock = 5;           // initial available units per sku
+  std::string activity = "flash-1";
+  int app_nodes = 2;           // buyers are spread round-robin over app-1..app-N
+  Arrival arrival = Arrival::burst;
+  Duration burst_window = Duration::ms(5);   // burst: arrivals uniform in [0, window)
+  Duration poisson_mean = Duration::ms(10);  // poisson: mean gap between arrivals
+  Ratio double_click = Ratio::never();       // a buyer sends the same request twice
+  int max_retries = 0;                       // gateway retries (same request id)
+  Duration gateway_timeout = Duration::ms(300);  // the gateway retries when an attempt takes longer
+                                                 // (the first attempt keeps running) or ends unknown
+  Duration remote_call = Duration::ms(20);   // the slow call inside the critical section
+  Duration lock_ttl = Duration::ms(500);     // SET NX PX ttl
+  Duration lock_wait = Duration::s(2);       // tryLock: give up after this long
+  Duration lock_retry = Duration::ms(10);    // tryLock: poll interval
+  int optimistic_retries = 3;                // db_optimistic_version: bounded retries
+  Duration replication_lag = Duration::ms(20);  // Redis primary -> replica, on top of the network
+
+  friend bool operator==(const Workload&, const Workload&) = default;
+};
+
+}  // namespace oversim::protocols
