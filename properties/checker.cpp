@@ -219,7 +219,7 @@ std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& event
       keep = true;
     } else if (e.kind == "sql") {
       const std::string sql = field(e, "sql");
-      keep = sql.rfind("UPDATE stock", 0) == 0 || sql.rfind("INSERT INTO orders", 0) == 0;
+      keep = sql.rfind("UPDATE stock", 0) == 0 || sql.rfind("INSERT INTO orders", 0) == 0 || sql.find("FROM stock") != std::string::npos;
     } else if (e.kind == "redis") {
       const std::string cmd = field(e, "cmd");
       keep = cmd.find("lock:") != std::string::npos && cmd.rfind("GET", 0) != 0;

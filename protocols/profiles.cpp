@@ -48,6 +48,12 @@ std::string slow_rpc(Prng& p, const Workload& w) {
   return fmt::format("at {}ms delay-next {} -> db by {}ms", ms_between(p, 0, sale_ms(w)), app(p, w), delay);
 }
 
+std::string app_crash(Prng& p, const Workload& w) {
+  const int64_t at = ms_between(p, 0, sale_ms(w));
+  const std::string node = app(p, w);
+  return fmt::format("at {}ms crash {}; at {}ms restart {}", at, node, at + 2000, node);
+}
+
 std::string lost_replies(Prng& p, const Workload& w) {
   // Replies from the database to one app node are lost for a while: calls time out (ambiguous)
   // though they applied, and the gateway retries with the same request id.
@@ -65,6 +71,7 @@ const std::vector<Profile>& profiles() {
       {"partition", "the Redis primary and one app node are cut off from the rest (split brain), then heal"},
       {"clock-jump", "the Redis primary's clock jumps forward by more than the lock TTL"},
       {"slow-rpc", "one app node's next message to the database is delayed past the lock TTL"},
+      {"app-crash", "one app node's process is killed during the sale and restarted 2s later"},
       {"retries", "lost database replies, gateway retries (same request id) and double clicks"},
       {"chaos", "a random mix of the faults above"},
   };
@@ -101,6 +108,8 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
     plan = clock_jump(p, w);
   } else if (profile == "slow-rpc") {
     plan = slow_rpc(p, w);
+  } else if (profile == "app-crash") {
+    plan = app_crash(p, w);
   } else if (profile == "retries") {
     // A repeated purchase only turns into a duplicate order while there is stock to buy: give
     // every buyer a unit so the retries, not the sell-out, decide.
@@ -110,7 +119,7 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
     if (s.workload.double_click.numerator == 0) s.workload.double_click = Ratio{1, 4};
   } else if (profile == "chaos") {
     using Gen = std::string (*)(Prng&, const Workload&);
-    static constexpr Gen gens[] = {gc_pause, failover, partition, clock_jump, slow_rpc, lost_replies};
+    static constexpr Gen gens[] = {gc_pause, failover, partition, clock_jump, slow_rpc, app_crash, lost_replies};
     const int64_t n = p.between(1, 3);
     for (int64_t i = 0; i < n; ++i) {
       const std::string one = gens[p.bounded(std::size(gens))](p, w);

@@ -14,6 +14,7 @@ namespace oversim::protocols {
   X(redis_lock_watchdog)        \
   X(redis_fenced)               \
   X(redis_fenced_stale_read)    \
+  X(async_order_write)          \
   X(article_recipe)
 
 #define OVERSIM_DECLARE(name) extern const Design name##_design;

@@ -32,12 +32,14 @@ std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Durati
 
 void unlock_compare(BuyContext& ctx, const HeldLock& lock) {
   ctx.lock_released(lock.belief);
+  if (ctx.world().current_fiber_cancelled()) return;  // a dead process releases nothing
   auto r = ctx.redis().call(redis::Command::del_if_equals(lock.key, lock.token));
   if (r.ok() && r.value->kind() == redis::Reply::Kind::integer && r.value->as_integer() == 0) ctx.count("lock.expired-before-release");
 }
 
 void unlock_plain_del(BuyContext& ctx, const HeldLock& lock) {
   ctx.lock_released(lock.belief);
+  if (ctx.world().current_fiber_cancelled()) return;
   ctx.redis().call(redis::Command::del(lock.key));
 }
 

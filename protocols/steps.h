@@ -16,6 +16,22 @@ struct HeldLock {
   size_t belief = 0;
 };
 
+// The article's "release in finally": runs `f` when the purchase ends, however it ends. If the
+// process dies in the middle of `f` (a network call), the cancellation propagates out of the
+// destructor (hence noexcept(false)) instead of terminating; while unwinding, the steps skip
+// their network calls, since a dead process sends nothing.
+template <class F>
+class Finally {
+ public:
+  explicit Finally(F f) : f_(std::move(f)) {}
+  Finally(const Finally&) = delete;
+  Finally& operator=(const Finally&) = delete;
+  ~Finally() noexcept(false) { f_(); }
+
+ private:
+  F f_;
+};
+
 // tryLock: `SET key token NX PX ttl`, polling every lock_retry until lock_wait has passed.
 // nullopt means the lock stayed busy (fail fast). A timed-out SET may have taken the lock for
 // us; the poll repeats the same token, and a GET that returns it counts as acquired.

@@ -10,7 +10,8 @@ namespace oversim::sim {
 
 std::optional<Message> Mailbox::receive(std::optional<Instant> deadline, const char* where) {
   while (queue_.empty()) {
-    if (waiters_.wait(deadline, where) == WakeReason::timed_out && queue_.empty()) return std::nullopt;
+    const WakeReason r = waiters_.wait(deadline, where);
+    if ((r == WakeReason::timed_out || r == WakeReason::cancelled) && queue_.empty()) return std::nullopt;
   }
   Message m = std::move(queue_.front());
   queue_.pop_front();
@@ -182,7 +183,8 @@ RpcResult<std::any> Network::call(Node& from, Node& to, const std::string& port,
   transmit(std::move(m), Duration::zero());
   const Instant deadline = world_.now() + timeout;
   while (!call.done) {
-    if (world_.park(deadline, "rpc reply") == WakeReason::timed_out && !call.done) return RpcResult<std::any>{RpcStatus::timed_out, std::nullopt};
+    const WakeReason r = world_.park(deadline, "rpc reply");
+    if ((r == WakeReason::timed_out || r == WakeReason::cancelled) && !call.done) return RpcResult<std::any>{RpcStatus::timed_out, std::nullopt};
   }
   return RpcResult<std::any>{RpcStatus::ok, std::move(call.body)};
 }

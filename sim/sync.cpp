@@ -12,7 +12,9 @@ void sleep_until(Instant t) {
     yield();
     return;
   }
-  while (w.park(t, "sleep") != WakeReason::timed_out) {
+  for (;;) {
+    const WakeReason r = w.park(t, "sleep");
+    if (r == WakeReason::timed_out || r == WakeReason::cancelled) return;
   }
 }
 
@@ -99,7 +101,9 @@ void Mutex::lock(const char* where) {
   World& w = World::current();
   const uint64_t me = w.current_fiber()->id;
   // Hand-off: unlock() sets owner_ to the woken fiber, so no one can barge in between.
-  while (owner_ != me) waiters_.wait(std::nullopt, where);
+  while (owner_ != me) {
+    if (waiters_.wait(std::nullopt, where) == WakeReason::cancelled) return;  // unwinding: not taken
+  }
 }
 
 bool Mutex::lock_until(Instant deadline, const char* where) {
@@ -107,12 +111,16 @@ bool Mutex::lock_until(Instant deadline, const char* where) {
   World& w = World::current();
   const uint64_t me = w.current_fiber()->id;
   while (owner_ != me) {
-    if (waiters_.wait(deadline, where) == WakeReason::timed_out && owner_ != me) return false;
+    const WakeReason r = waiters_.wait(deadline, where);
+    if ((r == WakeReason::timed_out || r == WakeReason::cancelled) && owner_ != me) return false;
   }
   return true;
 }
 
 void Mutex::unlock() {
+  // Only the owner unlocks: a lock() cut short by cancellation did not take it.
+  FiberRecord* me = World::current().current_fiber();
+  if (me == nullptr || owner_ != me->id) return;
   owner_ = 0;
   // Hand the lock to the first waiter that can still take it: a cancelled waiter is unwinding
   // and would never unlock.
@@ -133,12 +141,15 @@ void Event::set() {
 }
 
 void Event::wait(const char* where) {
-  while (!set_) waiters_.wait(std::nullopt, where);
+  while (!set_) {
+    if (waiters_.wait(std::nullopt, where) == WakeReason::cancelled) return;
+  }
 }
 
 bool Event::wait_until(Instant deadline, const char* where) {
   while (!set_) {
-    if (waiters_.wait(deadline, where) == WakeReason::timed_out) return set_;
+    const WakeReason r = waiters_.wait(deadline, where);
+    if (r == WakeReason::timed_out || r == WakeReason::cancelled) return set_;
   }
   return true;
 }

@@ -354,7 +354,14 @@ WakeReason World::park(std::optional<Instant> deadline, const char* where) {
   if (rec == nullptr) fatal(fmt::format("park('{}') called outside a simulated fiber (main context or timer callback)", where));
   if (rec->cancelled) {
     // Already cancelled: unwind now, unless we are unwinding already (a destructor that waits).
-    if (std::uncaught_exceptions() > 0) return WakeReason::cancelled;
+    // Then every wait returns at once; a destructor that loops on waits would spin forever with
+    // time standing still, so that is reported instead of hanging.
+    if (std::uncaught_exceptions() > 0) {
+      if (++rec->waits_while_cancelled > 10'000) {
+        fatal(fmt::format("fiber '{}' keeps waiting ('{}') while it is being cancelled: a destructor blocks in a loop", rec->name, where));
+      }
+      return WakeReason::cancelled;
+    }
     throw FiberCancelled{};
   }
   rec->parked = true;

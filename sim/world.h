@@ -66,7 +66,8 @@ struct FiberRecord {
   FiberRecord* wq_prev = nullptr;
   FiberRecord* wq_next = nullptr;
   WaitQueue* wq = nullptr;
-  const char* stack_low = nullptr;  // sanitizer builds: the lowest address this fiber may unpoison
+  const char* stack_low = nullptr;
+  uint32_t waits_while_cancelled = 0;  // sanitizer builds: the lowest address this fiber may unpoison
 };
 
 enum class RunStatus : uint8_t { completed, deadlock, horizon };
@@ -127,6 +128,9 @@ class World {
   uint64_t spawn(Node* node, std::string name, std::function<void()> body, bool daemon = false);
   // The fiber that is running now, or nullptr on the main context or in a timer callback.
   FiberRecord* current_fiber() const { return current_; }
+  // True while the current fiber is being cancelled (its node crashed or the run is ending):
+  // a dead process sends nothing, so cleanup code skips its network calls.
+  bool current_fiber_cancelled() const { return current_ != nullptr && current_->cancelled; }
   Node* current_node() const { return current_ ? current_->node : nullptr; }
 
   // Parks the current fiber until wake() or the deadline. Throws FiberCancelled when the fiber

@@ -15,11 +15,7 @@ namespace {
 BuyResult buy(BuyContext& ctx) {
   std::optional<HeldLock> lock = try_lock(ctx, ctx.lock_key(), ctx.workload().lock_ttl);
   if (!lock) return ctx.outcome(BuyResult::busy);
-  struct Release {
-    BuyContext& ctx;
-    const HeldLock& lock;
-    ~Release() { unlock_compare(ctx, lock); }
-  } release{ctx, *lock};
+  Finally release([&] { unlock_compare(ctx, *lock); });
 
   auto fence = ctx.redis().call(redis::Command::incr("fence:stock:" + ctx.sku));
   if (!fence.ok() || fence.value->kind() != redis::Reply::Kind::integer) return ctx.outcome(fence.ambiguous() ? BuyResult::unknown : BuyResult::failed);

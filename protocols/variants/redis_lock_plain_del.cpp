@@ -13,11 +13,7 @@ namespace {
 BuyResult buy(BuyContext& ctx) {
   std::optional<HeldLock> lock = try_lock(ctx, ctx.lock_key(), ctx.workload().lock_ttl);
   if (!lock) return ctx.outcome(BuyResult::busy);
-  struct Release {
-    BuyContext& ctx;
-    const HeldLock& lock;
-    ~Release() { unlock_plain_del(ctx, lock); }
-  } release{ctx, *lock};
+  Finally release([&] { unlock_plain_del(ctx, *lock); });
 
   std::optional<db::DbConnection> conn = ctx.db().acquire();
   if (!conn) return ctx.outcome(BuyResult::busy);

@@ -39,15 +39,10 @@ BuyResult buy(BuyContext& ctx) {
   if (!lock) return ctx.outcome(BuyResult::busy);
   auto stop = std::make_shared<bool>(false);
   watchdog(ctx, *lock, stop);
-  struct Release {
-    BuyContext& ctx;
-    const HeldLock& lock;
-    std::shared_ptr<bool> stop;
-    ~Release() {
-      *stop = true;
-      unlock_compare(ctx, lock);
-    }
-  } release{ctx, *lock, stop};
+  Finally release([&] {
+    *stop = true;
+    unlock_compare(ctx, *lock);
+  });
 
   std::optional<db::DbConnection> conn = ctx.db().acquire();
   if (!conn) return ctx.outcome(BuyResult::busy);
