@@ -71,11 +71,9 @@ RunResult run_checked(const Scenario& scenario) {
     if (pr.violated) continue;
     if (p.name == "lock_mutual_exclusion") {
       // Judged over the whole history of beliefs; the witness names the overlap's start.
-      if (auto witness = p.check(simulation)) {
+      if (auto overlap = first_lock_overlap(simulation)) {
         pr.violated = true;
-        uint64_t step = 0;
-        for (const auto& l : h.locks) step = std::max(step, l.acquired_step);
-        pr.violation = Violation{r.outcome.end_time, step, *witness};
+        pr.violation = Violation{overlap->at, overlap->step, overlap->witness};
       }
       continue;
     }
@@ -219,14 +217,25 @@ std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& event
       keep = true;
     } else if (e.kind == "sql") {
       const std::string sql = field(e, "sql");
-      keep = sql.rfind("UPDATE stock", 0) == 0 || sql.rfind("INSERT INTO orders", 0) == 0 || sql.find("FROM stock") != std::string::npos;
+      keep = sql.rfind("UPDATE stock", 0) == 0 || sql.rfind("INSERT INTO orders", 0) == 0 || sql.find("FROM stock") != std::string::npos ||
+             sql == "COMMIT";
     } else if (e.kind == "redis") {
       const std::string cmd = field(e, "cmd");
-      keep = cmd.find("lock:") != std::string::npos && cmd.rfind("GET", 0) != 0;
+      // Lock traffic that changed something: successful acquisitions, releases, renewals. The
+      // failed polls of a waiting tryLock are noise.
+      keep = cmd.find("lock:") != std::string::npos && cmd.rfind("GET", 0) != 0 && field(e, "reply") != "(nil)";
     }
     if (keep) out.push_back(e);
   }
-  if (out.size() > limit) out.resize(limit);
+  if (out.size() > limit) {
+    // Keep the beginning (how it started) and the end (where it broke).
+    const size_t head = limit / 4;
+    const size_t tail = limit - head;
+    std::vector<sim::TraceEvent> cut(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(head));
+    cut.push_back(sim::TraceEvent{out[head].at, out[head].step, "", "...", {{"omitted", std::to_string(out.size() - limit)}}});
+    cut.insert(cut.end(), out.end() - static_cast<std::ptrdiff_t>(tail), out.end());
+    out = std::move(cut);
+  }
   return out;
 }
 

@@ -86,10 +86,12 @@ std::optional<std::string> no_duplicate_order(const Simulation& s) {
   return std::nullopt;
 }
 
-std::optional<std::string> lock_mutual_exclusion(const Simulation& s) {
+}  // namespace
+
+std::optional<LockOverlap> first_lock_overlap(const Simulation& s) {
   const auto& locks = s.history().locks;
   // Earliest overlap by start time; spans are few, a quadratic scan is fine.
-  std::optional<std::pair<Instant, std::string>> first;
+  std::optional<LockOverlap> first;
   for (size_t i = 0; i < locks.size(); ++i) {
     for (size_t j = i + 1; j < locks.size(); ++j) {
       const auto& a = locks[i];
@@ -98,15 +100,21 @@ std::optional<std::string> lock_mutual_exclusion(const Simulation& s) {
       const Instant start = std::max(a.acquired, b.acquired);
       const Instant end = std::min(a.released, b.released);
       if (start >= end) continue;
-      if (!first || start < first->first) {
+      if (!first || start < first->at) {
         auto until = [](Instant t) { return t == Instant::max() ? std::string("the end") : sim::format_instant(t); };
-        first = {start, fmt::format("{}: {} (token {}) held it {}..{} and {} (token {}) held it {}..{}; overlap from {}", a.key, a.holder,
+        first = LockOverlap{start, std::max(a.acquired_step, b.acquired_step), fmt::format("{}: {} (token {}) held it {}..{} and {} (token {}) held it {}..{}; overlap from {}", a.key, a.holder,
                                     a.token, sim::format_instant(a.acquired), until(a.released), b.holder, b.token,
                                     sim::format_instant(b.acquired), until(b.released), sim::format_instant(start))};
       }
     }
   }
-  if (first) return first->second;
+  return first;
+}
+
+namespace {
+
+std::optional<std::string> lock_mutual_exclusion(const Simulation& s) {
+  if (auto overlap = first_lock_overlap(s)) return overlap->witness;
   return std::nullopt;
 }
 

@@ -34,6 +34,15 @@ struct Property {
   bool asserted_by_default() const { return category == Category::business; }
 };
 
+// The earliest moment two clients believed they held the same lock: when (true time), the step
+// of the later acquisition, and the witness. Backs lock_mutual_exclusion.
+struct LockOverlap {
+  sim::Instant at;
+  uint64_t step = 0;
+  std::string witness;
+};
+std::optional<LockOverlap> first_lock_overlap(const protocols::Simulation& s);
+
 const std::vector<Property>& catalogue();
 const Property* find_property(const std::string& name);
 

@@ -1,0 +1,157 @@
+// The classic failures, each pinned as a minimal reproduction that replays from its seed, next
+// to the design that survives the same scenario. Each scenario was found by `oversim check` and
+// shrunk by it; the reproduce line in each comment runs it from the command line.
+#include <gtest/gtest.h>
+
+#include "properties/checker.h"
+
+namespace oversim {
+namespace {
+using namespace sim::literals;
+using properties::RunResult;
+using protocols::Scenario;
+
+Scenario scenario(const char* design, uint64_t seed, const char* faults, int buyers, int64_t stock, int apps) {
+  Scenario s;
+  s.design = design;
+  s.seed = seed;
+  s.faults = sim::FaultPlan::parse(faults);
+  s.workload.buyers = buyers;
+  s.workload.stock = stock;
+  s.workload.app_nodes = apps;
+  return s;
+}
+
+bool has_event(const RunResult& r, const std::string& kind) {
+  for (const auto& e : r.events) {
+    if (e.kind == kind) return true;
+  }
+  return false;
+}
+
+// oversim run --variant redis_lock_read_modify_write --seed 2 --faults 'at 23ms pause app-1 for 1493ms' --buyers 2 --stock 1 --apps 1
+TEST(Classics, AGcPauseLongerThanTheLockTtlLetsASecondBuyerSellTheLastUnitAgain) {
+  const Scenario s = scenario("redis_lock_read_modify_write", 2, "at 23ms pause app-1 for 1493ms", 2, 1, 1);
+  const RunResult r = properties::run_checked(s);
+  const auto& oversell = r.result("no_oversell");
+  ASSERT_TRUE(oversell.violated);
+  EXPECT_EQ(oversell.violation->witness, "sku1: 2 orders committed for an initial stock of 1 (available=0; orders o-r1-1,o-r2-1)");
+  EXPECT_TRUE(r.result("lock_mutual_exclusion").violated);
+  EXPECT_TRUE(r.result("lease_expired_while_held").reached);
+  EXPECT_EQ(r.orders, 2);
+}
+
+TEST(Classics, TheSamePauseUnderTheConditionalDecrementSellsOnceWhileTheLockVisiblyFails) {
+  Scenario s = scenario("redis_lock_conditional", 2, "at 23ms pause app-1 for 1493ms", 2, 1, 1);
+  const RunResult r = properties::run_checked(s);
+  EXPECT_FALSE(r.result("no_oversell").violated);
+  EXPECT_FALSE(r.result("ledger_conservation").violated);
+  ASSERT_TRUE(r.result("lock_mutual_exclusion").violated);
+  // The overlap starts when the second buyer gets the lock, right after the pause ends.
+  EXPECT_EQ(sim::format_instant(r.result("lock_mutual_exclusion").violation->at), "   1.516488s");
+  EXPECT_EQ(r.orders, 1);
+}
+
+Scenario failover_scenario(sim::Duration replication_lag) {
+  // Long critical sections (1.5s under a 5s lease) so the holder is still working when the
+  // replica takes over; the crash comes 350ms after the lock was set.
+  Scenario s = scenario("redis_lock_read_modify_write", 4, "at 352ms crash redis-1", 2, 1, 1);
+  s.workload.remote_call = 1500_ms;
+  s.workload.lock_ttl = 5_s;
+  s.workload.lock_wait = 10_s;
+  s.workload.gateway_timeout = 15_s;
+  s.workload.replication_lag = replication_lag;
+  return s;
+}
+
+// oversim run --variant redis_lock_read_modify_write --seed 4 --faults 'at 352ms crash redis-1' --buyers 2 --stock 1 --apps 1
+//   --remote-call 1500ms --lock-ttl 5s --lock-wait 10s --gateway-timeout 15s --replication-lag 1s
+TEST(Classics, AFailoverBeforeTheLockReplicatesHandsTheSameLockToASecondBuyer) {
+  const RunResult r = properties::run_checked(failover_scenario(1_s));
+  EXPECT_TRUE(has_event(r, "failover"));
+  ASSERT_TRUE(r.result("no_oversell").violated);
+  EXPECT_EQ(r.result("no_oversell").violation->witness, "sku1: 2 orders committed for an initial stock of 1 (available=0; orders o-r1-1,o-r2-1)");
+  EXPECT_TRUE(r.result("lock_mutual_exclusion").violated);
+}
+
+TEST(Classics, TheSameFailoverAfterTheLockReplicatedKeepsItHeld) {
+  const RunResult r = properties::run_checked(failover_scenario(20_ms));
+  EXPECT_TRUE(has_event(r, "failover"));
+  EXPECT_FALSE(r.result("no_oversell").violated);
+  EXPECT_FALSE(r.result("lock_mutual_exclusion").violated);
+  EXPECT_EQ(r.orders, 1);
+}
+
+// oversim run --variant redis_lock_plain_del --faults 'at 75ms clock-jump redis-1 +1039ms' --seed 14
+TEST(Classics, ReleasingByPlainDelDeletesTheNextHoldersLockAndOversells) {
+  // The jump expires one holder's lease; the next buyer takes the lock; the first finishes and
+  // its DEL removes the second's lock; a third buyer gets in while the second still works.
+  const Scenario s = scenario("redis_lock_plain_del", 14, "at 75ms clock-jump redis-1 +1039ms", 20, 5, 2);
+  const RunResult plain = properties::run_checked(s);
+  EXPECT_TRUE(plain.result("no_oversell").violated);
+  Scenario compare = s;
+  compare.design = "redis_lock_read_modify_write";  // the same, releasing with a token compare
+  const RunResult token = properties::run_checked(compare);
+  EXPECT_FALSE(token.result("no_oversell").violated);
+}
+
+// oversim run --variant read_modify_write --seed 1 --faults '' --buyers 2 --stock 1 --apps 1
+TEST(Classics, WithoutALockTwoBuyersReadTheLastUnitAndBothWriteOneLess) {
+  const RunResult r = properties::run_checked(scenario("read_modify_write", 1, "", 2, 1, 1));
+  ASSERT_TRUE(r.result("no_oversell").violated);
+  EXPECT_EQ(r.result("no_oversell").violation->witness, "sku1: 2 orders committed for an initial stock of 1 (available=0; orders o-r1-1,o-r2-1)");
+  const RunResult safe = properties::run_checked(scenario("db_conditional_update", 1, "", 2, 1, 1));
+  EXPECT_FALSE(safe.result("no_oversell").violated);
+  EXPECT_EQ(safe.orders, 1);
+}
+
+// oversim run --variant db_conditional_update --seed 1 --faults 'at 24ms cut db -> app-1; at 100ms heal' --buyers 1 --stock 2 --apps 1 --retries 1
+TEST(Classics, AGatewayRetryAfterALostCommitReplyBuysTwiceWithoutIdempotency) {
+  Scenario s = scenario("db_conditional_update", 1, "at 24ms cut db -> app-1; at 100ms heal", 1, 2, 1);
+  s.workload.max_retries = 1;
+  const RunResult r = properties::run_checked(s);
+  ASSERT_TRUE(r.result("no_duplicate_order").violated);
+  EXPECT_EQ(r.result("no_duplicate_order").violation->witness, "user=u1 sku=sku1 activity=flash-1 has 2 orders (o-r1-1,o-r1-2)");
+  EXPECT_EQ(r.counters.at("retry.gateway"), 1);
+  Scenario recipe = s;
+  recipe.design = "article_recipe";  // idempotency key + unique indexes
+  const RunResult safe = properties::run_checked(recipe);
+  EXPECT_FALSE(safe.result("no_duplicate_order").violated);
+  EXPECT_LE(safe.orders, 1);
+}
+
+// oversim run --variant async_order_write --seed 11 --faults 'at 60ms crash app-1' --buyers 1 --stock 1 --apps 1
+TEST(Classics, AnInMemoryOrderQueueDiesWithItsProcessAndLosesAcknowledgedOrders) {
+  const RunResult r = properties::run_checked(scenario("async_order_write", 11, "at 60ms crash app-1", 1, 1, 1));
+  ASSERT_TRUE(r.result("no_lost_order").violated);
+  EXPECT_EQ(r.result("no_lost_order").violation->witness,
+            "buyer u1 was told order o-r1-1 succeeded at    0.025501s, but it is not in the database");
+  EXPECT_TRUE(r.result("ledger_conservation").violated);
+  EXPECT_FALSE(r.result("no_oversell").violated);
+}
+
+TEST(Classics, TheFirstFailureOfASweepReplaysBitForBitFromItsScenario) {
+  properties::SweepOptions opt;
+  opt.base.design = "redis_lock_read_modify_write";
+  opt.profile = "gc-pause";
+  opt.seeds = 20;
+  opt.jobs = 2;
+  const properties::SweepResult sw = properties::sweep(opt);
+  ASSERT_TRUE(sw.first_failure.has_value());
+  const RunResult again = properties::run_checked(sw.first_failure->scenario);
+  EXPECT_EQ(again.outcome.hash(), sw.first_failure->outcome.hash());
+  EXPECT_TRUE(again.result("no_oversell").violated);
+}
+
+TEST(Classics, ShrinkingKeepsTheViolationAndMakesTheScenarioSmaller) {
+  Scenario big = scenario("redis_lock_read_modify_write", 2, "at 23ms pause app-1 for 1493ms", 20, 5, 2);
+  big = protocols::apply_profile("gc-pause", big);
+  ASSERT_TRUE(properties::run_checked(big).result("no_oversell").violated);
+  const Scenario small = properties::shrink(big, {"no_oversell"});
+  EXPECT_TRUE(properties::run_checked(small).result("no_oversell").violated);
+  EXPECT_LT(small.workload.buyers, big.workload.buyers);
+  EXPECT_LE(small.workload.stock, big.workload.stock);
+}
+
+}  // namespace
+}  // namespace oversim
