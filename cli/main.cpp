@@ -26,7 +26,7 @@ void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
   cmd->add_option("--arrival", w.arrival, "Arrivals: burst or poisson")->capture_default_str();
   cmd->add_option("--burst-window", w.burst_window, "Burst arrivals spread over this duration")->capture_default_str();
   cmd->add_option("--poisson-mean", w.poisson_mean, "Poisson arrivals: mean gap")->capture_default_str();
-  cmd->add_option("--retries", w.retries, "Gateway retries (same request id) after an unknown outcome")->capture_default_str();
+  cmd->add_option("--retries", w.retries, "Gateway retries (same request id) when an attempt ends unknown or takes longer than --gateway-timeout")->capture_default_str();
   cmd->add_option("--double-click", w.double_click, "Share of buyers who click twice, as a ratio like 1/4")->capture_default_str();
   cmd->add_option("--remote-call", w.remote_call, "The slow call inside the critical section")->capture_default_str();
   cmd->add_option("--lock-ttl", w.lock_ttl, "Lock lease (SET NX PX)")->capture_default_str();
@@ -105,7 +105,10 @@ int run_cli(int argc, char** argv) {
   }
 
   try {
-    if (check_determinism) return determinism_command();
+    if (check_determinism) {
+      if (app.get_subcommands().size() > 0) throw UsageError("--check-determinism before a command is its own job; use `run --check-determinism` or `demo --check-determinism`");
+      return determinism_command();
+    }
     if (*list_cmd) return list_command(list_what);
     if (*run_cmd) return run_command(run);
     if (*check_cmd) return check_command(check);

@@ -15,6 +15,9 @@ namespace oversim::sim {
 // stays inside the fiber's own stack.
 void asan_note_fiber_stack(FiberRecord* rec, const void* frame, unsigned long stack_bytes) {
   rec->stack_low = static_cast<const char*>(frame) - stack_bytes + 8192;
+  // Just above fiber_main's frame: what lies higher is Boost's (uninstrumented) frames and the
+  // context record, inside the same stack block.
+  rec->stack_high = static_cast<const char*>(frame) + 512;
 }
 #else
 void asan_note_fiber_stack(FiberRecord*, const void*, unsigned long) {}
@@ -28,8 +31,13 @@ extern "C" void __asan_handle_no_return() {
   World* world = World::current_or_null();
   oversim::sim::FiberRecord* fiber = world != nullptr ? world->current_fiber() : nullptr;
   if (fiber != nullptr && fiber->stack_low != nullptr) {
-    const char* sp = static_cast<const char*>(__builtin_frame_address(0));
-    if (sp > fiber->stack_low) __asan_unpoison_memory_region(fiber->stack_low, static_cast<size_t>(sp - fiber->stack_low));
+    // What ASan's own hook does for a thread stack: the frames between here and the catch are
+    // about to be unwound without their epilogues, so clear the shadow from just below the
+    // current frame up to the top of the fiber's stack (live frames above lose their redzones
+    // until they return; that is the price ASan pays on threads too).
+    const char* sp = static_cast<const char*>(__builtin_frame_address(0)) - 4096;
+    if (sp < fiber->stack_low) sp = fiber->stack_low;
+    if (fiber->stack_high > sp) __asan_unpoison_memory_region(sp, static_cast<size_t>(fiber->stack_high - sp));
     return;
   }
   using Hook = void (*)();

@@ -4,7 +4,8 @@
 // When an exception is thrown on a fiber stack, ASan's __asan_handle_no_return cannot tell the
 // stack's bounds, skips clearing the poisoned redzones of unwound frames, and later reports
 // false stack-buffer-overflows there. We remember each fiber's stack range and, on a fiber,
-// replace that hook with one that unpoisons the dead part of the fiber's own stack.
+// replace that hook with one that does what ASan does on a thread stack: clear the shadow from
+// the throwing frame up to the top of the fiber's stack.
 #pragma once
 
 namespace oversim::sim {

@@ -33,7 +33,8 @@ class Strategy {
   virtual std::string describe() const = 0;
 };
 
-// Seeded uniform choices. Each kind draws from its own forked stream so that, for example, one
+// Seeded uniform choices. Each kind draws from its own stream (the seed mixed with a per-kind
+// salt) so that, for example, one
 // more scheduling decision does not shift every later network latency: small changes to a
 // scenario keep the rest of the run recognisable, which helps shrinking and reading diffs.
 class RandomStrategy final : public Strategy {

@@ -63,7 +63,7 @@ class Instant {
 std::string format_duration(Duration d);
 // A human reading of a span: "850us", "66.35ms", "1.55s" (rounded, for tables; not parseable).
 std::string format_span(Duration d);
-// Seconds with millisecond precision and a fixed width, for aligned timelines: "   1.502s".
+// Seconds with microsecond precision and a fixed width, for aligned timelines: "   1.502000s".
 std::string format_instant(Instant t);
 // Parses "<integer><unit>" with unit ns|us|ms|s|m; a bare "0" is zero. nullopt on anything else.
 std::optional<Duration> parse_duration(std::string_view text);

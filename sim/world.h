@@ -66,8 +66,9 @@ struct FiberRecord {
   FiberRecord* wq_prev = nullptr;
   FiberRecord* wq_next = nullptr;
   WaitQueue* wq = nullptr;
-  const char* stack_low = nullptr;
-  uint32_t waits_while_cancelled = 0;  // sanitizer builds: the lowest address this fiber may unpoison
+  const char* stack_low = nullptr;      // sanitizer builds: the fiber's stack range, for unpoisoning
+  const char* stack_high = nullptr;
+  uint32_t waits_while_cancelled = 0;  // waits that returned at once while the fiber unwound
 };
 
 enum class RunStatus : uint8_t { completed, deadlock, horizon };
@@ -134,7 +135,9 @@ class World {
   Node* current_node() const { return current_ ? current_->node : nullptr; }
 
   // Parks the current fiber until wake() or the deadline. Throws FiberCancelled when the fiber
-  // is cancelled (its node crashed or the run ended). `where` must outlive the wait (a literal).
+  // is cancelled (its node crashed or the run ended); if it is already unwinding (a destructor
+  // that waits), returns WakeReason::cancelled at once instead, and every kernel primitive
+  // treats that as "give up". `where` must outlive the wait (a literal).
   WakeReason park(std::optional<Instant> deadline, const char* where);
   // Makes a parked fiber runnable; no effect if it is not parked.
   void wake(FiberRecord* fiber, WakeReason reason = WakeReason::woken);

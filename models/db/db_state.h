@@ -14,8 +14,10 @@
 //     takes a fresh snapshot, which for our single-row statements is exactly PostgreSQL's
 //     EvalPlanQual: the WHERE is re-evaluated against the newly committed row version. That is
 //     why `UPDATE ... WHERE available >= 1` stays safe while read-then-write loses updates.
-//   * Deadlock detection on the wait-for graph: the statement that would close a cycle fails
-//     with DeadlockDetected (the requester is the victim).
+//   * Deadlock detection on the wait-for graph: by default the statement that would close a
+//     cycle fails with DeadlockDetected (the requester is the victim); with
+//     DbConfig::defer_deadlock_detection (what the server and every sale use) the wait is
+//     recorded and the server runs detect_deadlock() after deadlock_timeout, as PostgreSQL does.
 //   * Constraints: CHECK (available >= 0) on stock, UNIQUE keys on orders; an insert whose key
 //     is held by another in-flight insert blocks on that transaction, as PostgreSQL does.
 //   * Errors abort the transaction the way PostgreSQL does: the writes are discarded and the

@@ -7,7 +7,8 @@
 // Expected verdict: HOLDS no_oversell everywhere (the database still arbitrates the stock).
 // VIOLATES no_lost_order and ledger_conservation under app-crash: the queue lived in the
 // process's memory, so the acknowledged orders in it die with it, and the stock they took never
-// comes back (undersell, and customers holding receipts for orders that do not exist).
+// comes back (undersell, and customers holding receipts for orders that do not exist). The
+// same under retries and chaos, where a writer that finds the pool exhausted drops its order.
 #include "protocols/steps.h"
 #include "sim/sync.h"
 

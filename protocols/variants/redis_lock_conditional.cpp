@@ -4,8 +4,9 @@
 // `UPDATE ... SET available = available - 1 WHERE sku_id = ? AND available >= 1` is the final
 // arbiter; 0 rows means sold out; token-compare release.
 // Expected verdict: HOLDS no_oversell under every profile, even while the lock visibly fails:
-// lock_mutual_exclusion is violated under gc-pause, failover and clock-jump, and that is fine,
-// because Redis is never the single source of truth.
+// lock_mutual_exclusion is violated under gc-pause, failover, partition, clock-jump, slow-rpc,
+// retries and chaos, and that is fine, because Redis is never the single source of truth.
+// Violates no_duplicate_order under retries and chaos: nothing makes a repeat idempotent.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {

@@ -4,7 +4,8 @@
 // checking the token. When A's lease expires and B takes the lock, A's DEL removes B's lock and
 // lets C in while B still works: one expiry turns into a chain of overlapping holders.
 // Expected verdict: VIOLATES no_oversell and lock_mutual_exclusion under gc-pause, slow-rpc and
-// every other profile where a lease can expire before its holder finishes.
+// every other profile where a lease can expire before its holder finishes (failover, partition,
+// clock-jump); no_duplicate_order under retries and chaos (no idempotency).
 #include "protocols/steps.h"
 
 namespace oversim::protocols {

@@ -8,7 +8,7 @@
 // value), failover (the replica never saw the lock), partition (split brain), clock-jump (the
 // server's clock expires the lease early) and slow-rpc (the write arrives after the lease).
 // The lock is the single line of defence, and locks fail (Kleppmann, "How to do distributed
-// locking").
+// locking"). Also violates no_duplicate_order under retries and chaos (no idempotency).
 #include "protocols/steps.h"
 
 namespace oversim::protocols {

@@ -5,7 +5,8 @@
 // watchdog, release with a token compare.
 // Expected verdict: survives a slow remote call, but VIOLATES no_oversell under gc-pause: a
 // stop-the-world pause stops the watchdog too, the lease expires, and the holder resumes to
-// write a stale value. Also violates under failover and clock-jump, like any lone lock.
+// write a stale value. Also violates under failover, partition and clock-jump, like any lone
+// lock, and no_duplicate_order under retries and chaos.
 #include <memory>
 
 #include "protocols/steps.h"
