@@ -43,4 +43,13 @@ void unlock_plain_del(BuyContext& ctx, const HeldLock& lock) {
   ctx.redis().call(redis::Command::del(lock.key));
 }
 
+BuyResult insert_order_and_commit(BuyContext& ctx, db::DbConnection& conn) {
+  const std::string order = ctx.new_order_id();
+  db::DbCall insert = conn.execute(db::InsertOrder{ctx.order_row(order)});
+  if (!insert.ok()) return ctx.outcome(failure_of(insert));
+  db::DbCall commit = conn.commit();
+  if (!commit.ok()) return ctx.outcome(failure_of(commit));
+  return ctx.sold(order);
+}
+
 }  // namespace oversim::protocols

@@ -42,6 +42,10 @@ void unlock_compare(BuyContext& ctx, const HeldLock& lock);
 // Release with a plain `DEL key`: deletes whoever holds it now (the mis-release bug).
 void unlock_plain_del(BuyContext& ctx, const HeldLock& lock);
 
+// The common ending of a purchase: `INSERT INTO orders ...`, `COMMIT`, and the buyer is told
+// "sold" only once the commit answered.
+BuyResult insert_order_and_commit(BuyContext& ctx, db::DbConnection& conn);
+
 // What a failed database call means for the buyer: unknown when it timed out (it may have
 // applied), failed otherwise.
 inline BuyResult failure_of(const db::DbCall& call) { return call.ambiguous() ? BuyResult::unknown : BuyResult::failed; }

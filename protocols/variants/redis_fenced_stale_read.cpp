@@ -35,12 +35,7 @@ BuyResult buy(BuyContext& ctx) {
     ctx.count("fence.rejected");
     return ctx.outcome(BuyResult::failed);
   }
-  const std::string order = ctx.new_order_id();
-  db::DbCall insert = conn->execute(db::InsertOrder{ctx.order_row(order)});
-  if (!insert.ok()) return ctx.outcome(failure_of(insert));
-  db::DbCall commit = conn->commit();
-  if (!commit.ok()) return ctx.outcome(failure_of(commit));
-  return ctx.sold(order);
+  return insert_order_and_commit(ctx, *conn);
 }
 
 }  // namespace

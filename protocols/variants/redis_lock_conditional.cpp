@@ -24,12 +24,7 @@ BuyResult buy(BuyContext& ctx) {
   db::DbCall take = conn->execute(db::UpdateStock::on(ctx.sku).decrement(1).bump().where_available_at_least(1));
   if (!take.ok()) return ctx.outcome(failure_of(take));
   if (take.rows() == 0) return ctx.outcome(BuyResult::sold_out);
-  const std::string order = ctx.new_order_id();
-  db::DbCall insert = conn->execute(db::InsertOrder{ctx.order_row(order)});
-  if (!insert.ok()) return ctx.outcome(failure_of(insert));
-  db::DbCall commit = conn->commit();
-  if (!commit.ok()) return ctx.outcome(failure_of(commit));
-  return ctx.sold(order);
+  return insert_order_and_commit(ctx, *conn);
 }
 
 }  // namespace

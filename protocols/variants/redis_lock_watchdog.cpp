@@ -55,12 +55,7 @@ BuyResult buy(BuyContext& ctx) {
   ctx.remote_call();
   db::DbCall write = conn->execute(db::UpdateStock::on(ctx.sku).set_available_to(available - 1));
   if (!write.ok()) return ctx.outcome(failure_of(write));
-  const std::string order = ctx.new_order_id();
-  db::DbCall insert = conn->execute(db::InsertOrder{ctx.order_row(order)});
-  if (!insert.ok()) return ctx.outcome(failure_of(insert));
-  db::DbCall commit = conn->commit();
-  if (!commit.ok()) return ctx.outcome(failure_of(commit));
-  return ctx.sold(order);
+  return insert_order_and_commit(ctx, *conn);
 }
 
 }  // namespace
