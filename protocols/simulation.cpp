@@ -150,9 +150,7 @@ int64_t Simulation::initial_stock(const std::string&) const { return scenario_.w
 
 void Simulation::buyer(int index, Instant arrival, bool second_click) {
   const Workload& w = scenario_.workload;
-  const size_t app_index = static_cast<size_t>(index) % apps_.size();
-  sim::Node& app = *apps_[app_index];
-  db::DbPool& pool = *pools_[app_index];
+  const size_t preferred_app = static_cast<size_t>(index) % apps_.size();
   const std::string user = fmt::format("u{}", index + 1);
   const std::string& sku = skus_[static_cast<size_t>(index % w.skus)];
   const std::string request = fmt::format("r{}", index + 1);
@@ -163,20 +161,31 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
       if (--s.buyers_running_ == 0) s.buyers_done_.set();
     }
   };
-  // The gateway: it sends an attempt, and when the answer takes longer than gateway_timeout or
-  // comes back unknown, it sends the same request again while the first may still be running.
+  // The gateway (its own process, outside the app nodes): it sends an attempt to the buyer's app
+  // node, or the next one that is up (a load balancer's health check), and when the answer takes
+  // longer than gateway_timeout or comes back unknown, it sends the same request again while the
+  // first may still be running.
   struct Gateway {
     std::optional<BuyResult> answer;
     sim::Event answered;
   };
   auto gateway = std::make_shared<Gateway>();
   const std::string name = fmt::format("buyer-{}{}", index + 1, second_click ? "-click2" : "");
-  world_->spawn(&app, name, [=, this, &app, &pool, running = std::make_shared<Running>(*this)] {
+  world_->spawn(nullptr, name, [=, this, running = std::make_shared<Running>(*this)] {
     sim::sleep_until(arrival);
     const int first_attempt = second_click ? 101 : 1;  // a second click is its own attempt series
     for (int attempt = first_attempt; attempt <= first_attempt + w.max_retries; ++attempt) {
       if (attempt > first_attempt) history_.count("retry.gateway");
       gateway->answered.reset();
+      size_t app_index = preferred_app;
+      for (size_t k = 0; k < apps_.size() && !apps_[app_index]->up(); ++k) app_index = (app_index + 1) % apps_.size();
+      if (!apps_[app_index]->up()) {
+        history_.count("gateway.no-app");
+        ++history_.results[BuyResult::failed];
+        return;
+      }
+      sim::Node& app = *apps_[app_index];
+      db::DbPool& pool = *pools_[app_index];
       world_->spawn(&app, fmt::format("{}#{}", name, attempt), [=, this, &app, &pool, attempt_running = std::make_shared<Running>(*this)] {
         BuyContext ctx(*this, app, pool, user, sku, request, attempt, arrival);
         const BuyResult r = design_.buy(ctx);

@@ -263,7 +263,11 @@ void FaultPlan::apply(World& world) const {
         case FaultKind::pause: {
           Node& n = node_of(f, f.node);
           world.pause(n);
-          world.after(f.length, [&world, &n] { world.resume(n); });
+          n.extend_pause_until(world.now() + f.length);
+          // Overlapping pauses: only the resume of the pause that ends last resumes.
+          world.after(f.length, [&world, &n] {
+            if (world.now() >= n.paused_until()) world.resume(n);
+          });
           break;
         }
         case FaultKind::crash: world.crash(node_of(f, f.node)); break;

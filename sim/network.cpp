@@ -91,6 +91,7 @@ void Network::transmit(Message m, Duration extra) {
   Node& to = *world_.nodes()[m.to];
   if (m.id == 0) m.id = next_message_id_++;
   if (!from.up()) return;  // a crashed process sends nothing (a destructor during unwinding)
+  m.to_incarnation = to.incarnation();
   ++sent_;
   auto held = held_.find({m.from, m.to});
   if (held != held_.end()) {
@@ -138,9 +139,11 @@ void Network::transmit(Message m, Duration extra) {
 
 void Network::deliver(Message m) {
   Node& to = *world_.nodes()[m.to];
-  if (!to.up()) {
+  if (!to.up() || to.incarnation() != m.to_incarnation) {
+    // Down, or restarted since the message was sent: the connection it travelled on died with
+    // the old process.
     ++dropped_;
-    world_.trace_at(&to, "drop", {{"from", world_.nodes()[m.from]->name()}, {"reason", "down"}, {"msg", m.summary}});
+    world_.trace_at(&to, "drop", {{"from", world_.nodes()[m.from]->name()}, {"reason", to.up() ? "restarted" : "down"}, {"msg", m.summary}});
     return;
   }
   if (blocked(m.from, m.to)) {

@@ -30,6 +30,7 @@ struct Message {
   NodeId to = 0;
   std::string port;
   uint64_t rpc_id = 0;  // nonzero for RPC requests and replies
+  uint64_t to_incarnation = 0;  // the receiving process when sent; a restarted one drops it
   bool is_reply = false;
   std::any body;
   std::string summary;

@@ -62,6 +62,11 @@ class Node {
   World& world() const { return world_; }
   bool up() const { return up_; }
   bool paused() const { return paused_; }
+  // A pause fault's end: overlapping pauses extend it; only the last one's resume resumes.
+  Instant paused_until() const { return paused_until_; }
+  void extend_pause_until(Instant t) {
+    if (t > paused_until_) paused_until_ = t;
+  }
   // Bumped by every crash; lets a model tell a fresh process from the one that sent a request.
   uint64_t incarnation() const { return incarnation_; }
   Instant local_now() const;
@@ -84,6 +89,7 @@ class Node {
   std::string name_;
   bool up_ = true;
   bool paused_ = false;
+  Instant paused_until_ = Instant::zero();
   uint64_t incarnation_ = 0;
   LocalClock clock_;
   Boot boot_;

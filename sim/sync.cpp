@@ -75,11 +75,16 @@ WakeReason WaitQueue::wait(std::optional<Instant> deadline, const char* where) {
 }
 
 bool WaitQueue::notify_one() {
-  if (head_ == nullptr) return false;
-  FiberRecord* rec = head_;
-  remove(rec);
-  World::current().wake(rec, WakeReason::woken);
-  return true;
+  // Skip waiters that already stopped waiting (timed out, or cancelled) but have not run yet to
+  // leave the queue: a wake-up given to them would be lost for the next real waiter.
+  while (head_ != nullptr) {
+    FiberRecord* rec = head_;
+    remove(rec);
+    if (!rec->parked || rec->cancelled) continue;
+    World::current().wake(rec, WakeReason::woken);
+    return true;
+  }
+  return false;
 }
 
 size_t WaitQueue::notify_all() {
@@ -100,9 +105,15 @@ void Mutex::lock(const char* where) {
   if (try_lock()) return;
   World& w = World::current();
   const uint64_t me = w.current_fiber()->id;
-  // Hand-off: unlock() sets owner_ to the woken fiber, so no one can barge in between.
-  while (owner_ != me) {
-    if (waiters_.wait(std::nullopt, where) == WakeReason::cancelled) return;  // unwinding: not taken
+  // Hand-off: unlock() sets owner_ to the woken fiber, so no one can barge in between. If this
+  // fiber is cancelled after the hand-off but before it ran, pass the mutex on.
+  try {
+    while (owner_ != me) {
+      if (waiters_.wait(std::nullopt, where) == WakeReason::cancelled) break;  // unwinding: not taken
+    }
+  } catch (const FiberCancelled&) {
+    if (owner_ == me) unlock();
+    throw;
   }
 }
 
@@ -110,6 +121,13 @@ bool Mutex::lock_until(Instant deadline, const char* where) {
   if (try_lock()) return true;
   World& w = World::current();
   const uint64_t me = w.current_fiber()->id;
+  struct PassOn {
+    Mutex& m;
+    uint64_t me;
+    ~PassOn() {
+      if (std::uncaught_exceptions() > 0 && m.owner_ == me) m.unlock();
+    }
+  } pass_on{*this, me};
   while (owner_ != me) {
     const WakeReason r = waiters_.wait(deadline, where);
     if ((r == WakeReason::timed_out || r == WakeReason::cancelled) && owner_ != me) return false;

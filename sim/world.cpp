@@ -96,7 +96,11 @@ class SimAlgorithm final : public boost::fibers::algo::algorithm_with_properties
     // Fast path: nothing is ready and the next timer simply wakes another fiber. Fire it here
     // and switch to that fiber directly, skipping a round trip through Boost's dispatcher. The
     // order of events and strategy choices is exactly what the dispatcher path would produce.
-    if (ready_.empty() && main_ == nullptr) world_.fire_next_fiber_timer_inline();
+    // Not on yield(): the yielding fiber is re-queued only after this call returns, so it is
+    // still runnable and time must not move.
+    if (ready_.empty() && main_ == nullptr && (world_.current_ == nullptr || world_.current_->parked)) {
+      world_.fire_next_fiber_timer_inline();
+    }
     while (!ready_.empty()) {
       if (!world_.stopping_ && world_.steps_ >= world_.config_.max_steps) {
         world_.request_stop(RunStatus::horizon, fmt::format("step limit of {} reached", world_.config_.max_steps));
@@ -241,6 +245,7 @@ void World::crash(Node& n) {
   trace_at(&n, "crash");
   n.up_ = false;
   n.paused_ = false;
+  n.paused_until_ = Instant::zero();
   ++n.incarnation_;
   for (FiberRecord* rec = n.fibers_head_; rec != nullptr; rec = rec->next) cancel_fiber(rec);
   algorithm_->release_held(n);
@@ -543,7 +548,7 @@ void World::advance() {
 
 uint64_t World::choose(ChoiceKind kind, uint64_t bound) {
   if (bound <= 1) return 0;
-  if (failure_) return 0;  // the run is stopping; keep the recorded list clean
+  if (failure_ || stopping_) return 0;  // the run is over; unwinding draws nothing, records nothing
   uint64_t value = 0;
   try {
     value = strategy_->choose(kind, bound);

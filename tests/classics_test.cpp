@@ -48,7 +48,7 @@ TEST(Classics, TheSamePauseUnderTheConditionalDecrementSellsOnceWhileTheLockVisi
   EXPECT_FALSE(r.result("ledger_conservation").violated);
   ASSERT_TRUE(r.result("lock_mutual_exclusion").violated);
   // The overlap starts when the second buyer gets the lock, right after the pause ends.
-  EXPECT_EQ(sim::format_instant(r.result("lock_mutual_exclusion").violation->at), "   1.516488s");
+  EXPECT_EQ(sim::format_instant(r.result("lock_mutual_exclusion").violation->at), "   1.516463s");
   EXPECT_EQ(r.orders, 1);
 }
 
