@@ -164,6 +164,18 @@ TEST(Network, MessagesToAPausedNodeQueueAndAreHandledAtResume) {
   EXPECT_EQ(done, Instant::zero() + 51_ms);
 }
 
+TEST(Network, AMessageSentBeforeACrashIsNotDeliveredToTheRestartedProcess) {
+  Fixture f;
+  std::vector<bool> ok;
+  f.w.spawn(&f.client, "caller", [&] { ok.push_back(f.call(1, 5_ms).ok()); });
+  // The request is in flight (1ms latency) when the server crashes and comes back.
+  f.w.at(Instant::zero() + Duration::us(300), [&] { f.w.crash(f.server); });
+  f.w.at(Instant::zero() + Duration::us(600), [&] { f.w.restart(f.server); });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  EXPECT_EQ(ok, (std::vector<bool>{false}));
+  EXPECT_EQ(f.echo.handled, 0);
+}
+
 TEST(Network, ACrashedServerNeverAnswersAndARestartedOneDoes) {
   Fixture f;
   std::vector<bool> ok;

@@ -1,9 +1,12 @@
 // Kernel stories: time, timeouts, cancellation, deadlock, horizon, exceptions, pauses, crashes.
 #include "sim/world.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "sim/fault_plan.h"
 #include "sim/network.h"
 #include "sim/sync.h"
 
@@ -167,6 +170,50 @@ TEST(World, ACrashCancelsTheNodesFibersAndARestartBootsItAgain) {
   EXPECT_EQ(boots, 2);
   EXPECT_EQ(unwound, 2);  // once at the crash, once at the end of the run
   EXPECT_EQ(server.incarnation(), 1u);
+}
+
+TEST(World, AYieldDoesNotLetTimePassWhileTheYielderIsRunnable) {
+  World w(WorldConfig{.seed = 3});
+  Instant seen;
+  w.spawn(nullptr, "yielder", [&] {
+    yield();
+    seen = now();
+  });
+  w.spawn(nullptr, "sleeper", [] { sleep_for(1_ms); });
+  EXPECT_EQ(w.run().status, RunStatus::completed);
+  EXPECT_EQ(seen, Instant::zero());
+}
+
+TEST(World, OverlappingPausesResumeWhenTheLongestEnds) {
+  World w(WorldConfig{.seed = 1});
+  Node& app = w.add_node("app");
+  Instant woke;
+  w.spawn(&app, "buyer", [&] {
+    sleep_for(Duration::us(1500));
+    woke = now();
+  });
+  FaultPlan::parse("at 1ms pause app for 5ms; at 2ms pause app for 1ms").apply(w);
+  EXPECT_EQ(w.run().status, RunStatus::completed);
+  EXPECT_EQ(woke, Instant::zero() + 6_ms);
+}
+
+TEST(World, AWakeUpSkipsAWaiterThatAlreadyTimedOut) {
+  // W1 times out while its node is paused (it cannot run to leave the queue); the notify must
+  // go to W2, not be lost on W1.
+  World w(WorldConfig{.seed = 1});
+  Node& a = w.add_node("a");
+  WaitQueue q;
+  std::vector<std::string> got;
+  w.spawn(&a, "w1", [&] { got.push_back(q.wait(now() + 1_ms, "w1") == WakeReason::timed_out ? "w1 timed out" : "w1 woken"); });
+  w.spawn(&a, "w2", [&] { got.push_back(q.wait(std::nullopt, "w2") == WakeReason::woken ? "w2 woken" : "w2 ?"); });
+  w.spawn(nullptr, "notifier", [&] {
+    sleep_for(2_ms);
+    q.notify_one();
+  });
+  FaultPlan::parse("at 500us pause a for 5ms").apply(w);
+  EXPECT_EQ(w.run().status, RunStatus::completed);
+  EXPECT_EQ(got.size(), 2u);
+  EXPECT_NE(std::find(got.begin(), got.end(), "w2 woken"), got.end());
 }
 
 TEST(World, SameSeedSameHashDifferentSeedsDifferentRuns) {
