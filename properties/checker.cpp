@@ -104,18 +104,12 @@ Scenario scenario_for(const SweepOptions& options, uint64_t seed) {
 SweepResult sweep(const SweepOptions& options) {
   SweepResult out;
   std::mutex mu;
-  std::vector<std::optional<RunResult>> failures;  // lowest failing seed per worker
   const unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(std::max<uint64_t>(1, options.seeds))));
   std::vector<std::thread> workers;
-  std::optional<uint64_t> stop_after;  // with stop_at_first: skip seeds above the lowest failure
   for (unsigned j = 0; j < jobs; ++j) {
     workers.emplace_back([&, j] {
       for (uint64_t i = j; i < options.seeds; i += jobs) {
         const uint64_t seed = options.first_seed + i;
-        {
-          std::lock_guard<std::mutex> lock(mu);
-          if (stop_after && seed > *stop_after) return;
-        }
         Scenario s = scenario_for(options, seed);
         s.keep_trace = false;
         RunResult r;
@@ -140,10 +134,7 @@ SweepResult sweep(const SweepOptions& options) {
         out.acks += r.acks;
         out.sale_time += r.sale_duration;
         out.latencies.insert(out.latencies.end(), r.latencies.begin(), r.latencies.end());
-        if (r.violates(options.asserted) && (!out.first_failing_seed || seed < *out.first_failing_seed)) {
-          out.first_failing_seed = seed;
-          if (options.stop_at_first) stop_after = seed;
-        }
+        if (r.violates(options.asserted) && (!out.first_failing_seed || seed < *out.first_failing_seed)) out.first_failing_seed = seed;
       }
     });
   }

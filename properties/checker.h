@@ -59,7 +59,6 @@ struct SweepOptions {
   uint64_t seeds = 100;
   unsigned jobs = 1;
   std::vector<std::string> asserted = default_asserted();
-  bool stop_at_first = false;        // check: stop early once a violation is found
 };
 
 struct PropertyCount {
