@@ -43,11 +43,19 @@ RunResult run_checked(const Scenario& scenario) {
   r.scenario = scenario;
   for (const Property& p : catalogue()) r.properties.push_back(PropertyResult{&p, false, false, std::nullopt, ""});
 
-  // Always-properties: re-checked after every event that can change what they read (database
-  // statements and acknowledgements); the first violation is kept with its time and step.
+  // Always-properties: re-checked after every event that can change what they read — a
+  // database statement after which the committed state moved (every commit bumps the commit
+  // count), or an acknowledgement; the first violation is kept with its time and step.
   sim::World& world = simulation.world();
+  int64_t checked_at_commit = -1;
   world.add_trace_observer([&](const sim::TraceEvent& e) {
-    if (e.kind != "sql" && e.kind != "ack") return;
+    if (e.kind == "sql") {
+      const int64_t commits = simulation.db().state().commit_count();
+      if (commits == checked_at_commit) return;
+      checked_at_commit = commits;
+    } else if (e.kind != "ack") {
+      return;
+    }
     for (PropertyResult& pr : r.properties) {
       if (pr.property->kind != Kind::always || pr.violated || pr.property->name == "lock_mutual_exclusion") continue;
       if (auto witness = pr.property->check(simulation)) {
