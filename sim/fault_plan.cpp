@@ -1,6 +1,8 @@
 #include "sim/fault_plan.h"
 
+#include <algorithm>
 #include <charconv>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -52,13 +54,14 @@ std::vector<std::string_view> split_words(std::string_view text) {
   return words;
 }
 
+// Every item, empty ones included ("a,,b" has three), so that an empty name can be reported.
 std::vector<std::string> split_names(std::string_view text) {
   std::vector<std::string> out;
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
     if (comma == std::string_view::npos) comma = text.size();
-    if (comma > start) out.emplace_back(text.substr(start, comma - start));
+    out.emplace_back(text.substr(start, comma - start));
     start = comma + 1;
   }
   return out;
@@ -80,8 +83,9 @@ class FaultParser {
   Fault parse() {
     Fault f;
     expect("at");
-    f.at = duration(next("a time"));
-    if (f.at < Duration::zero()) fail("the time must not be negative");
+    const std::string_view at = next("a time");
+    if (!at.empty() && at.front() == '-') fail(fmt::format("the time '{}' must not be negative", at));
+    f.at = duration(at, Duration::zero(), kMaxFaultTime);
     const std::string_view verb = next("a fault verb");
     if (verb == "pause") {
       f.kind = FaultKind::pause;
@@ -122,6 +126,7 @@ class FaultParser {
       fail(fmt::format("unknown fault '{}' (expected pause, crash, restart, partition, isolate, cut, heal, clock-jump, clock-drift, delay-next or hold)", verb));
     }
     if (pos_ < words_.size()) fail(fmt::format("unexpected '{}'", words_[pos_]));
+    if (auto problem = fault_problem(f)) fail(*problem);
     return f;
   }
 
@@ -136,10 +141,10 @@ class FaultParser {
     const std::string_view got = next(fmt::format("'{}'", word).c_str());
     if (got != word) fail(fmt::format("expected '{}', got '{}'", word, got));
   }
-  Duration duration(std::string_view text) {
-    auto d = parse_duration(text);
-    if (!d) fail(fmt::format("'{}' is not a duration (an integer with ns, us, ms, s or m, e.g. 1500ms)", text));
-    return *d;
+  Duration duration(std::string_view text, Duration min = -kMaxFaultLength, Duration max = kMaxFaultLength) {
+    const DurationParse d = parse_duration_in(text, min, max);
+    if (!d.value) fail(d.error);
+    return *d.value;
   }
   Duration positive_duration() {
     const std::string_view text = next("a duration");
@@ -153,9 +158,10 @@ class FaultParser {
     return std::string(n);
   }
   std::vector<std::string> names() {
-    std::vector<std::string> out = split_names(next("node names separated by commas"));
-    if (out.empty()) fail("expected node names");
+    const std::string_view text = next("node names separated by commas");
+    std::vector<std::string> out = split_names(text);
     for (const std::string& n : out) {
+      if (n.empty()) fail(fmt::format("'{}' has an empty node name", text));
       if (!valid_name(n)) fail(fmt::format("'{}' is not a node name", n));
     }
     return out;
@@ -164,12 +170,23 @@ class FaultParser {
     std::string_view digits = text;
     if (digits.size() < 4 || digits.substr(digits.size() - 3) != "ppm") fail(fmt::format("'{}' is not a drift (e.g. +200ppm)", text));
     digits.remove_suffix(3);
-    if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
-    int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-    if (ec != std::errc() || ptr != digits.data() + digits.size()) fail(fmt::format("'{}' is not a drift (e.g. +200ppm)", text));
-    if (v <= -1'000'000 || v > 1'000'000) fail(fmt::format("drift '{}' is out of range (-999999ppm..+1000000ppm)", text));
-    return v;
+    bool negative = false;
+    if (digits.front() == '+' || digits.front() == '-') {
+      negative = digits.front() == '-';
+      digits.remove_prefix(1);
+    }
+    // One sign at most, then digits: from_chars would take "+-5ppm" as -5.
+    if (digits.empty() || digits.front() < '0' || digits.front() > '9') fail(fmt::format("'{}' is not a drift (e.g. +200ppm)", text));
+    uint64_t magnitude = 0;
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude);
+    if (ec != std::errc() && ec != std::errc::result_out_of_range) fail(fmt::format("'{}' is not a drift (e.g. +200ppm)", text));
+    if (ptr != digits.data() + digits.size()) fail(fmt::format("'{}' is not a drift (e.g. +200ppm)", text));
+    const uint64_t limit = negative ? static_cast<uint64_t>(-kMinDriftPpm) : static_cast<uint64_t>(kMaxDriftPpm);
+    if (ec == std::errc::result_out_of_range || magnitude > limit) {
+      fail(fmt::format("drift '{}' is out of range ({}ppm..+{}ppm)", text, kMinDriftPpm, kMaxDriftPpm));
+    }
+    const auto v = static_cast<int64_t>(magnitude);
+    return negative ? -v : v;
   }
 
   std::string_view source_;
@@ -178,6 +195,56 @@ class FaultParser {
 };
 
 }  // namespace
+
+std::optional<std::string> fault_problem(const Fault& f) {
+  auto span = [](Duration d) { return format_duration(d); };
+  if (f.at < Duration::zero()) return std::string("the time must not be negative");
+  if (f.at > kMaxFaultTime) return fmt::format("the time {} is past the limit of {}", span(f.at), span(kMaxFaultTime));
+  const bool timed = f.kind == FaultKind::pause || f.kind == FaultKind::hold || f.kind == FaultKind::delay_next;
+  if (timed && f.length <= Duration::zero()) return fmt::format("'{}' must be a positive duration", span(f.length));
+  if ((timed || f.kind == FaultKind::clock_jump) && (f.length > kMaxFaultLength || f.length < -kMaxFaultLength)) {
+    return fmt::format("{} is out of range (at most {})", span(f.length), span(kMaxFaultLength));
+  }
+  if (f.kind == FaultKind::clock_drift && (f.drift_ppm < kMinDriftPpm || f.drift_ppm > kMaxDriftPpm)) {
+    return fmt::format("drift {}ppm is out of range ({}ppm..+{}ppm)", f.drift_ppm, kMinDriftPpm, kMaxDriftPpm);
+  }
+  const bool has_node = f.kind != FaultKind::heal && f.kind != FaultKind::partition;
+  const bool has_link = f.kind == FaultKind::cut || f.kind == FaultKind::hold || f.kind == FaultKind::delay_next;
+  if (has_node && !valid_name(f.node)) return fmt::format("'{}' is not a node name", f.node);
+  if (has_link && !valid_name(f.to)) return fmt::format("'{}' is not a node name", f.to);
+  if (has_link && f.node == f.to) return fmt::format("a link from '{}' to itself carries no messages", f.node);
+  if (f.kind == FaultKind::partition) {
+    if (f.side_a.empty() || f.side_b.empty()) return std::string("a partition needs a node on each side");
+    for (const auto* side : {&f.side_a, &f.side_b}) {
+      for (size_t i = 0; i < side->size(); ++i) {
+        const std::string& n = (*side)[i];
+        if (!valid_name(n)) return fmt::format("'{}' is not a node name", n);
+        if (std::find(side->begin(), side->begin() + static_cast<std::ptrdiff_t>(i), n) != side->begin() + static_cast<std::ptrdiff_t>(i)) {
+          return fmt::format("'{}' is named twice on one side", n);
+        }
+      }
+    }
+    for (const std::string& n : f.side_a) {
+      if (std::find(f.side_b.begin(), f.side_b.end(), n) != f.side_b.end()) return fmt::format("'{}' is on both sides: a node cannot be partitioned from itself", n);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> FaultPlan::problem() const {
+  if (faults.size() > kMaxFaults) return fmt::format("a plan has at most {} faults, this one {}", kMaxFaults, faults.size());
+  std::map<std::string, Duration> jumps;  // |jumps| summed per node
+  for (const Fault& f : faults) {
+    if (auto p = fault_problem(f)) return fmt::format("bad fault '{}': {}", sim::to_string(f), *p);
+    if (f.kind != FaultKind::clock_jump) continue;
+    Duration& sum = jumps[f.node];
+    sum += f.length < Duration::zero() ? -f.length : f.length;
+    if (sum > kMaxClockJumpsPerNode) {
+      return fmt::format("bad fault '{}': the clock jumps on '{}' add up to more than {}", sim::to_string(f), f.node, format_duration(kMaxClockJumpsPerNode));
+    }
+  }
+  return std::nullopt;
+}
 
 std::string to_string(const Fault& f) {
   const std::string at = fmt::format("at {} {}", format_duration(f.at), to_string(f.kind));
@@ -214,7 +281,9 @@ FaultPlan FaultPlan::parse(std::string_view text) {
       plan.faults.push_back(FaultParser(item.substr(first, last - first + 1), std::move(words)).parse());
     }
     start = end + 1;
+    if (plan.faults.size() > kMaxFaults) throw FaultPlanError(fmt::format("a plan has at most {} faults", kMaxFaults));
   }
+  if (auto problem = plan.problem()) throw FaultPlanError(*problem);
   return plan;
 }
 
@@ -247,6 +316,7 @@ void FaultPlan::apply(World& world) const {
     }
     return *n;
   };
+  if (auto problem = this->problem()) throw FaultPlanError(*problem);
   // Resolve every name first so a bad plan schedules nothing.
   for (const Fault& f : faults) {
     if (!f.node.empty()) node_of(f, f.node);

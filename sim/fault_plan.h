@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -48,22 +49,37 @@ struct FaultPlanError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What a plan may say. Every limit keeps virtual time and every node's local clock far inside
+// int64 nanoseconds, so no fault can overflow a clock; a plan past a limit is rejected, never
+// wrapped or clamped.
+inline constexpr Duration kMaxFaultTime = Duration::s(30LL * 24 * 3600);       // `at` at most 720h
+inline constexpr Duration kMaxFaultLength = Duration::s(30LL * 24 * 3600);     // a pause, hold, delay or jump
+inline constexpr Duration kMaxClockJumpsPerNode = Duration::s(3650LL * 24 * 3600);  // |jumps| summed per node
+inline constexpr size_t kMaxFaults = 100'000;
+inline constexpr int64_t kMinDriftPpm = -999'999;  // the clock still advances
+inline constexpr int64_t kMaxDriftPpm = 1'000'000;  // twice as fast
+
 struct FaultPlan {
   std::vector<Fault> faults;
 
-  // Throws FaultPlanError naming the offending fault.
+  // Throws FaultPlanError naming the offending fault. A plan that parses is valid().
   static FaultPlan parse(std::string_view text);
+  // The first thing wrong with a plan built in code (out-of-range times, a node partitioned
+  // from itself, a link from a node to itself, empty names, too many jumps), or nullopt.
+  std::optional<std::string> problem() const;
   std::string to_string() const;  // canonical: "at 1s pause app-1 for 4s; at 2s heal"
   bool empty() const { return faults.empty(); }
   // When the last fault has played out (a pause's resume, a hold's release included).
   Duration settled_at() const;
-  // Schedules every fault as a timer in `world`. Throws FaultPlanError for an unknown node,
-  // before anything is scheduled.
+  // Schedules every fault as a timer in `world`. Throws FaultPlanError for an unknown node or
+  // an invalid plan, before anything is scheduled.
   void apply(World& world) const;
   friend bool operator==(const FaultPlan&, const FaultPlan&) = default;
 };
 
 std::string to_string(const Fault& fault);
+// What is wrong with one fault on its own, or nullopt.
+std::optional<std::string> fault_problem(const Fault& fault);
 
 // Undo every lasting fault: heal the network, resume paused nodes, restart crashed ones, clear
 // clock drift (jumps stay: a clock that jumped does not jump back by itself). Used before

@@ -55,12 +55,13 @@ void Network::heal() { blocked_.clear(); }
 
 void Network::delay_next(NodeId from, NodeId to, Duration extra) { delay_next_[{from, to}] = extra; }
 
-void Network::hold(NodeId from, NodeId to) { held_[{from, to}]; }
+void Network::hold(NodeId from, NodeId to) { ++held_[{from, to}].holds; }
 
 void Network::release(NodeId from, NodeId to) {
   auto it = held_.find({from, to});
   if (it == held_.end()) return;
-  std::vector<Message> messages = std::move(it->second);
+  if (--it->second.holds > 0) return;  // another hold on the link has not ended yet
+  std::vector<Message> messages = std::move(it->second.messages);
   held_.erase(it);
   for (Message& m : messages) transmit(std::move(m), Duration::zero());
 }
@@ -89,15 +90,27 @@ void Network::send(Node& from, Node& to, const std::string& port, std::any body,
 void Network::transmit(Message m, Duration extra) {
   Node& from = *world_.nodes()[m.from];
   Node& to = *world_.nodes()[m.to];
-  if (m.id == 0) m.id = next_message_id_++;
   if (!from.up()) return;  // a crashed process sends nothing (a destructor during unwinding)
-  m.to_incarnation = to.incarnation();
-  ++sent_;
+  if (m.id == 0) {
+    // First time on the wire (a held message comes back here when its link is released: it is
+    // the same message, sent once, on the connection to the same receiving process).
+    m.id = next_message_id_++;
+    m.to_incarnation = to.incarnation();
+    ++sent_;
+  }
   auto held = held_.find({m.from, m.to});
   if (held != held_.end()) {
     world_.trace_at(&from, "hold", {{"to", to.name()}, {"msg", m.summary}});
-    held->second.push_back(std::move(m));
+    held->second.messages.push_back(std::move(m));
     return;
+  }
+  // The delay belongs to the next message that leaves on the link, whatever becomes of it.
+  Duration delay = Duration::zero();
+  auto delayed = delay_next_.find({m.from, m.to});
+  if (delayed != delay_next_.end()) {
+    delay = delayed->second;
+    world_.trace_at(&from, "delay", {{"to", to.name()}, {"extra", format_duration(delay)}, {"msg", m.summary}});
+    delay_next_.erase(delayed);
   }
   if (blocked(m.from, m.to)) {
     ++dropped_;
@@ -110,29 +123,26 @@ void Network::transmit(Message m, Duration extra) {
     return;
   }
   const Duration latency = draw_latency(m.from, m.to) + extra;
-  Duration delay = Duration::zero();
-  auto delayed = delay_next_.find({m.from, m.to});
-  if (delayed != delay_next_.end()) {
-    delay = delayed->second;
-    world_.trace_at(&from, "delay", {{"to", to.name()}, {"extra", format_duration(delay)}, {"msg", m.summary}});
-    delay_next_.erase(delayed);
-  }
   const bool duplicate = config_.duplicate.numerator > 0 && world_.chance(config_.duplicate);
+  const Duration copy_latency = duplicate ? draw_latency(m.from, m.to) + extra : Duration::zero();
+  // Arrival of one copy: a singled-out slow message (a stalled connection) may be overtaken by
+  // later ones; otherwise a FIFO link delivers strictly after its previous message, so equal
+  // latencies cannot tie and a copy never overtakes what was sent before it.
+  auto arrival_after = [&](Duration lat) {
+    Instant arrival = world_.now() + lat + delay;
+    if (delay == Duration::zero() && config_.fifo_links) {
+      Instant& last = last_arrival_[{m.from, m.to}];
+      if (arrival <= last) arrival = last + Duration::ns(1);
+      last = arrival;
+    }
+    return arrival;
+  };
+  const Instant arrival = arrival_after(latency);
   if (duplicate) {
-    Message copy = m;
-    const Duration copy_latency = draw_latency(m.from, m.to);
+    // The copy travels like the original: delayed with it, and in order behind it.
+    const Instant copy_arrival = arrival_after(copy_latency);
     world_.trace_at(&from, "duplicate", {{"to", to.name()}, {"msg", m.summary}});
-    world_.after(copy_latency, [this, copy = std::move(copy)]() mutable { deliver(std::move(copy)); });
-  }
-  Instant arrival = world_.now() + latency;
-  if (delay > Duration::zero()) {
-    // A singled-out slow message (a stalled connection): later messages may overtake it.
-    arrival += delay;
-  } else if (config_.fifo_links) {
-    // Strictly after the previous message on the link, so equal latencies cannot tie.
-    Instant& last = last_arrival_[{m.from, m.to}];
-    if (arrival <= last) arrival = last + Duration::ns(1);
-    last = arrival;
+    world_.at(copy_arrival, [this, copy = m]() mutable { deliver(std::move(copy)); });
   }
   world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); });
 }
@@ -206,8 +216,8 @@ void Network::reply(Node& server, const Message& request, std::any body, std::st
 
 void Network::on_crash(Node& node) {
   // Held messages from a crashed process were in its socket buffers: gone.
-  for (auto& [link, messages] : held_) {
-    if (link.first == node.id()) messages.clear();
+  for (auto& [link, held] : held_) {
+    if (link.first == node.id()) held.messages.clear();
   }
 }
 

@@ -92,9 +92,13 @@ class Network {
   void cut(NodeId from, NodeId to);                // one way
   void heal();                                     // every partition and cut
   bool blocked(NodeId from, NodeId to) const { return blocked_.count({from, to}) != 0; }
-  void delay_next(NodeId from, NodeId to, Duration extra);  // the next message on the link
-  void hold(NodeId from, NodeId to);               // queue the link's messages ...
-  void release(NodeId from, NodeId to);            // ... and send them now, in order
+  // The next message sent on the link takes `extra` longer; it is spent on that message even
+  // when the message is then dropped (a partition, loss).
+  void delay_next(NodeId from, NodeId to, Duration extra);
+  // Queue the link's messages until every hold on it is released, then send them in order.
+  // Holds nest: a second hold keeps the link held past the first one's release.
+  void hold(NodeId from, NodeId to);
+  void release(NodeId from, NodeId to);
 
   // ---- messages
   void send(Node& from, Node& to, const std::string& port, std::any body, std::string summary);
@@ -111,7 +115,7 @@ class Network {
   // Sends the reply to an RPC request (from the node that received it).
   void reply(Node& server, const Message& request, std::any body, std::string summary);
 
-  uint64_t sent() const { return sent_; }
+  uint64_t sent() const { return sent_; }  // messages sent, each counted once (held or not)
   uint64_t dropped() const { return dropped_; }
   void on_crash(Node& node);
 
@@ -130,7 +134,11 @@ class Network {
   std::map<std::pair<NodeId, NodeId>, LatencyModel> link_latency_;
   std::set<std::pair<NodeId, NodeId>> blocked_;
   std::map<std::pair<NodeId, NodeId>, Duration> delay_next_;
-  std::map<std::pair<NodeId, NodeId>, std::vector<Message>> held_;
+  struct HeldLink {
+    int holds = 0;
+    std::vector<Message> messages;
+  };
+  std::map<std::pair<NodeId, NodeId>, HeldLink> held_;
   std::map<std::pair<NodeId, NodeId>, Instant> last_arrival_;
   std::map<uint64_t, PendingCall*> pending_;
   uint64_t next_message_id_ = 1;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/fault_plan.h"
 #include "sim/world.h"
 
 namespace oversim::sim {
@@ -187,6 +188,122 @@ TEST(Network, ACrashedServerNeverAnswersAndARestartedOneDoes) {
   });
   ASSERT_EQ(f.w.run().status, RunStatus::completed);
   EXPECT_EQ(ok, (std::vector<bool>{false, true}));
+}
+
+// ---- Defects found in review, each pinned by the story that showed it.
+
+// A sink on the server recording (value, arrival ns) for every message on port "sink".
+struct Sink {
+  std::vector<std::pair<int, int64_t>> got;
+  void start(Fixture& f) {
+    f.w.spawn(&f.server, "sink", [this, &f] {
+      for (;;) {
+        std::optional<Message> m = f.server.mailbox("sink").receive();
+        got.emplace_back(std::any_cast<int>(m->body), now().ns());
+      }
+    }, true);
+  }
+};
+
+// Two overlapping holds on one link: the link stays held until the later one ends. (The first
+// hold's release used to release the second hold's messages early.)
+TEST(Network, ASecondHoldKeepsTheLinkHeldPastTheFirstRelease) {
+  Fixture f;
+  Sink sink;
+  sink.start(f);
+  FaultPlan::parse("at 0 hold client -> server for 10ms; at 5ms hold client -> server for 20ms").apply(f.w);
+  f.w.spawn(&f.client, "sender", [&] {
+    sleep_for(7_ms);
+    f.w.network().send(f.client, f.server, "sink", 1, "n");
+    sleep_for(30_ms);
+  });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  // Released when the second hold ends at 25ms, plus the 1ms latency.
+  EXPECT_EQ(sink.got, (std::vector<std::pair<int, int64_t>>{{1, (26_ms).count_ns()}}));
+}
+
+// A held message is one message: sent() counts it once, not again at release.
+TEST(Network, AHeldMessageIsCountedAsSentOnce) {
+  Fixture f;
+  Sink sink;
+  sink.start(f);
+  f.w.spawn(&f.client, "sender", [&] {
+    f.w.network().hold(f.client.id(), f.server.id());
+    f.w.network().send(f.client, f.server, "sink", 1, "n");
+    f.w.network().send(f.client, f.server, "sink", 2, "n");
+    sleep_for(5_ms);
+    f.w.network().release(f.client.id(), f.server.id());
+    sleep_for(5_ms);
+  });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  EXPECT_EQ(sink.got.size(), 2u);
+  EXPECT_EQ(f.w.network().sent(), 2u);
+}
+
+// A message held while its receiver restarts travelled on the old process's connection: it is
+// dropped at release like any message sent before a restart.
+TEST(Network, AHeldMessageIsNotDeliveredToARestartedReceiver) {
+  Fixture f;
+  Sink sink;
+  f.server.set_boot([&](Node&) { sink.start(f); });
+  f.w.spawn(&f.client, "sender", [&] {
+    f.w.network().hold(f.client.id(), f.server.id());
+    f.w.network().send(f.client, f.server, "sink", 1, "n");
+    f.w.crash(f.server);
+    f.w.restart(f.server);
+    f.w.network().release(f.client.id(), f.server.id());
+    sleep_for(5_ms);
+  });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  EXPECT_TRUE(sink.got.empty());
+  EXPECT_EQ(f.w.network().dropped(), 1u);
+}
+
+// A duplicated message keeps its link's order: on a FIFO link neither copy overtakes a message
+// sent earlier, and the copy of a delayed message is delayed too. (The copy used to take an
+// independent latency and ignore both.)
+TEST(Network, ADuplicateKeepsFifoOrderAndTheDelayOfItsOriginal) {
+  Fixture f;
+  f.w.network().config().duplicate = Ratio::always();
+  f.w.network().config().latency = LatencyModel{1_ms, 3_ms, Ratio::never(), 3_ms};
+  Sink sink;
+  sink.start(f);
+  f.w.spawn(&f.client, "sender", [&] {
+    for (int i = 0; i < 20; ++i) f.w.network().send(f.client, f.server, "sink", i, "n");
+    f.w.network().delay_next(f.client.id(), f.server.id(), 1_s);
+    f.w.network().send(f.client, f.server, "sink", 99, "late");
+    sleep_for(2_s);
+  });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  ASSERT_EQ(sink.got.size(), 42u);
+  for (size_t i = 0; i < 40; ++i) {
+    EXPECT_EQ(sink.got[i].first, static_cast<int>(i / 2)) << "message " << i;
+    if (i > 0) {
+      EXPECT_GT(sink.got[i].second, sink.got[i - 1].second);
+    }
+  }
+  EXPECT_EQ(sink.got[40].first, 99);
+  EXPECT_EQ(sink.got[41].first, 99);
+  EXPECT_GE(sink.got[40].second, (1_s).count_ns());
+  EXPECT_GE(sink.got[41].second, (1_s).count_ns());
+}
+
+// delay-next is spent on the next message even when that message is dropped; it does not stay
+// armed for a later one. (A dropped message used to leave it armed.)
+TEST(Network, DelayNextIsSpentOnADroppedMessage) {
+  Fixture f;
+  Sink sink;
+  sink.start(f);
+  f.w.spawn(&f.client, "sender", [&] {
+    f.w.network().cut(f.client.id(), f.server.id());
+    f.w.network().delay_next(f.client.id(), f.server.id(), 5_s);
+    f.w.network().send(f.client, f.server, "sink", 1, "dropped");
+    f.w.network().heal();
+    f.w.network().send(f.client, f.server, "sink", 2, "on time");
+    sleep_for(6_s);
+  });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  EXPECT_EQ(sink.got, (std::vector<std::pair<int, int64_t>>{{2, (1_ms).count_ns()}}));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@ constexpr int64_t kMillion = 1'000'000;
 Instant LocalClock::local_at(Instant true_now) const {
   const I128 elapsed = (true_now - base_true_).count_ns();
   const I128 scaled = elapsed * (kMillion + drift_ppm_) / kMillion;
+  if (scaled > INT64_MAX || scaled < INT64_MIN) throw_time_overflow("local clock");
   return base_local_ + Duration::ns(static_cast<int64_t>(scaled));
 }
 
@@ -19,6 +20,8 @@ Duration LocalClock::true_span_for(Duration local) const {
   const I128 rate = kMillion + drift_ppm_;
   if (rate <= 0) return Duration::max();  // a clock that does not advance never gets there
   const I128 span = (static_cast<I128>(local.count_ns()) * kMillion + rate - 1) / rate;
+  // A very slow clock (drift near -1e6 ppm) takes longer than any run: never gets there.
+  if (span > Duration::max().count_ns()) return Duration::max();
   return Duration::ns(static_cast<int64_t>(span));
 }
 

@@ -184,7 +184,7 @@ bool CondVar::wait_until(Mutex& m, Instant deadline, const char* where) {
   m.unlock();
   const WakeReason r = waiters_.wait(deadline, where);
   m.lock(where);
-  return r != WakeReason::timed_out;
+  return r == WakeReason::woken;
 }
 
 }  // namespace oversim::sim

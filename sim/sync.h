@@ -87,7 +87,8 @@ class Event {
 class CondVar {
  public:
   void wait(Mutex& m, const char* where = "condvar wait");
-  // false on timeout; the mutex is held again either way
+  // true when notified; false on timeout or when the fiber is being cancelled. The mutex is held
+  // again either way.
   bool wait_until(Mutex& m, Instant deadline, const char* where = "condvar wait");
   void notify_one() { waiters_.notify_one(); }
   void notify_all() { waiters_.notify_all(); }

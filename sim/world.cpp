@@ -424,11 +424,21 @@ uint32_t World::add_timer(Instant when, FiberRecord* fiber, std::function<void()
 
 void World::release_timer_slot(uint32_t slot) {
   TimerSlot& s = timer_slots_[slot];
+  if (s.tie_index != UINT32_MAX) remove_tie(s.tie_index);
   s.seq = 0;
   s.fiber = nullptr;
   s.callback = nullptr;
   free_slots_.push_back(slot);
   --live_timers_;
+}
+
+void World::remove_tie(uint32_t index) {
+  timer_slots_[ties_[index].slot].tie_index = UINT32_MAX;
+  if (index + 1 != ties_.size()) {
+    ties_[index] = ties_.back();
+    timer_slots_[ties_[index].slot].tie_index = index;
+  }
+  ties_.pop_back();
 }
 
 void World::clear_fiber_timer(FiberRecord* rec) {
@@ -457,7 +467,7 @@ bool World::fire_next_fiber_timer_inline() {
     std::pop_heap(timer_heap_.begin(), timer_heap_.end(), cmp);
     timer_heap_.pop_back();
   }
-  if (timer_heap_.empty()) return false;
+  if (timer_heap_.empty() || !ties_.empty()) return false;
   const TimerEntry top = timer_heap_.front();
   if (top.at > Instant::zero() + config_.horizon) return false;
   // A tie needs a strategy choice: leave it to advance(). The second-smallest entry is one of
@@ -500,31 +510,39 @@ void World::advance() {
   };
   auto alive = [&](const TimerEntry& e) { return timer_slots_[e.slot].seq == e.seq; };
   while (!timer_heap_.empty() && !alive(timer_heap_.front())) pop();
-  if (timer_heap_.empty()) {
+  if (timer_heap_.empty() && ties_.empty()) {
     request_stop(RunStatus::deadlock, deadlock_report());
     return;
   }
-  const Instant at = timer_heap_.front().at;
+  const Instant at = !ties_.empty() ? now_ : timer_heap_.front().at;
   if (at > Instant::zero() + config_.horizon) {
     now_ = Instant::zero() + config_.horizon;
     request_stop(RunStatus::horizon, fmt::format("virtual-time horizon of {} reached\n{}", format_duration(config_.horizon), deadlock_report()));
     return;
   }
-  TimerEntry chosen = pop();
-  // Simultaneous timers: the strategy decides which fires first (the rest stay queued).
-  if (!timer_heap_.empty() && timer_heap_.front().at == at) {
-    std::vector<TimerEntry> ties{chosen};
+  // The second-smallest entry of a heap is one of the root's children.
+  auto root_has_tie = [&] {
+    for (size_t child = 1; child <= 2 && child < timer_heap_.size(); ++child) {
+      if (timer_heap_[child].at == at) return true;
+    }
+    return false;
+  };
+  TimerEntry chosen{};
+  if (ties_.empty() && !root_has_tie()) {
+    chosen = pop();
+  } else {
+    // Simultaneous timers: the strategy decides which fires first; the rest stay tied. Timers
+    // due now that are not yet among the ties (the first advance at this instant, or timers a
+    // callback added for now_) join them first.
     while (!timer_heap_.empty() && timer_heap_.front().at == at) {
-      TimerEntry e = pop();
-      if (alive(e)) ties.push_back(e);
+      const TimerEntry e = pop();
+      if (!alive(e)) continue;
+      timer_slots_[e.slot].tie_index = static_cast<uint32_t>(ties_.size());
+      ties_.push_back(e);
     }
-    const size_t index = ties.size() > 1 ? static_cast<size_t>(choose(ChoiceKind::timer, ties.size())) : 0;
-    chosen = ties[index];
-    for (size_t i = 0; i < ties.size(); ++i) {
-      if (i == index) continue;
-      timer_heap_.push_back(ties[i]);
-      std::push_heap(timer_heap_.begin(), timer_heap_.end(), cmp);
-    }
+    const size_t index = ties_.size() > 1 ? static_cast<size_t>(choose(ChoiceKind::timer, ties_.size())) : 0;
+    chosen = ties_[index];
+    remove_tie(static_cast<uint32_t>(index));
   }
   now_ = at;
   TimerSlot& slot = timer_slots_[chosen.slot];

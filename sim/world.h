@@ -174,6 +174,7 @@ class World {
     uint64_t seq = 0;  // 0: free
     FiberRecord* fiber = nullptr;
     std::function<void()> callback;
+    uint32_t tie_index = UINT32_MAX;  // its place in ties_, while it is one of them
   };
   struct TimerEntry {
     Instant at;
@@ -188,6 +189,7 @@ class World {
   uint32_t add_timer(Instant when, FiberRecord* fiber, std::function<void()> callback, uint64_t& seq_out);
   void release_timer_slot(uint32_t slot);
   void clear_fiber_timer(FiberRecord* rec);
+  void remove_tie(uint32_t index);
   // Called by the scheduler when nothing is ready. Fires one timer or ends the run.
   void advance();
   bool fire_next_fiber_timer_inline();
@@ -221,6 +223,10 @@ class World {
   std::vector<TimerSlot> timer_slots_;
   std::vector<uint32_t> free_slots_;
   std::vector<TimerEntry> timer_heap_;
+  // The live timers due at now_ that the strategy picks among, one per advance(): taken out of
+  // the heap once, so n simultaneous timers (n faults at one instant) cost O(n log n), not n².
+  // A timer released while waiting here leaves at once, so every entry is live.
+  std::vector<TimerEntry> ties_;
   uint64_t next_timer_seq_ = 1;
   uint64_t live_timers_ = 0;
 

@@ -236,5 +236,34 @@ TEST(World, SameSeedSameHashDifferentSeedsDifferentRuns) {
   EXPECT_NE(run_once(42), run_once(43));
 }
 
+// A condition-variable wait made while the fiber is being cancelled (in a destructor during
+// unwinding) returns at once, and reports that it was not notified. (It used to report true,
+// which a caller reads as "notified".)
+TEST(World, ACondVarWaitDuringCancellationReportsNotNotified) {
+  World w(WorldConfig{.seed = 1});
+  Mutex m;
+  CondVar cv;
+  std::optional<bool> notified;
+  struct WaitOnExit {
+    Mutex& m;
+    CondVar& cv;
+    std::optional<bool>& notified;
+    ~WaitOnExit() {
+      m.lock();
+      notified = cv.wait_until(m, now() + 1_s);
+      m.unlock();
+    }
+  };
+  w.spawn(nullptr, "daemon", [&] {
+    WaitOnExit on_exit{m, cv, notified};
+    Event never;
+    never.wait("forever");
+  }, true);
+  w.spawn(nullptr, "worker", [] { sleep_for(1_ms); });
+  EXPECT_EQ(w.run().status, RunStatus::completed);
+  ASSERT_TRUE(notified.has_value());
+  EXPECT_FALSE(*notified);
+}
+
 }  // namespace
 }  // namespace oversim::sim

@@ -100,7 +100,7 @@ TEST(DbServer, TwoConcurrentConditionalDecrementsOnTheLastUnitSellItOnce) {
   Fixture f;
   std::vector<int64_t> rows;
   for (auto [node, pool, user] : {std::tuple{&f.app1, &f.pool1, "u1"}, {&f.app2, &f.pool2, "u2"}}) {
-    f.w.spawn(node, user, [&f, &rows, pool = pool, user = std::string(user)] {
+    f.w.spawn(node, user, [&rows, pool = pool, user = std::string(user)] {
       auto c = pool->acquire().value();
       ASSERT_TRUE(c.begin().ok());
       DbCall update = c.execute(conditional_decrement("sku1"));
@@ -128,7 +128,7 @@ TEST(DbServer, ReadThenWriteUnderReadCommittedLosesAnUpdateAndOversells) {
   // second UPDATE waits for the first, then overwrites it: nothing in its WHERE re-checks stock.
   Fixture f;
   for (auto [node, pool, user] : {std::tuple{&f.app1, &f.pool1, "u1"}, {&f.app2, &f.pool2, "u2"}}) {
-    f.w.spawn(node, user, [&f, pool = pool, user = std::string(user)] {
+    f.w.spawn(node, user, [pool = pool, user = std::string(user)] {
       auto c = pool->acquire().value();
       ASSERT_TRUE(c.begin().ok());
       DbCall read = c.execute(SelectStock{"sku1"});
@@ -149,7 +149,7 @@ TEST(DbServer, SelectForUpdateSerializesTheBuyersAndTheSecondSellsNothing) {
   Fixture f;
   std::vector<int64_t> seen;
   for (auto [node, pool, user] : {std::tuple{&f.app1, &f.pool1, "u1"}, {&f.app2, &f.pool2, "u2"}}) {
-    f.w.spawn(node, user, [&f, &seen, pool = pool, user = std::string(user)] {
+    f.w.spawn(node, user, [&seen, pool = pool, user = std::string(user)] {
       auto c = pool->acquire().value();
       ASSERT_TRUE(c.begin().ok());
       DbCall read = c.execute(SelectStock{"sku1", /*for_update=*/true});
@@ -176,7 +176,7 @@ TEST(DbServer, TheUniqueIndexRejectsASecondOrderOfTheSameUserSkuAndActivity) {
   Fixture f(stock({{"sku1", 5}}));
   std::vector<std::string> results;
   for (auto [node, pool, id] : {std::tuple{&f.app1, &f.pool1, "o1"}, {&f.app2, &f.pool2, "o2"}}) {
-    f.w.spawn(node, id, [&f, &results, pool = pool, id = std::string(id)] {
+    f.w.spawn(node, id, [&results, pool = pool, id = std::string(id)] {
       auto c = pool->acquire().value();
       ASSERT_TRUE(c.begin().ok());
       DbCall insert = c.execute(order(id, "u1"));
@@ -248,7 +248,7 @@ TEST(DbServer, ADeadlockIsDetectedAfterDeadlockTimeoutAndTheFirstWaiterIsTheVict
   DbCall t1;
   DbCall t2;
   Instant t1_sent, t1_done, t2_done;
-  auto run = [&f](DbPool& pool, const char* first, const char* second, sim::Duration delay,
+  auto run = [](DbPool& pool, const char* first, const char* second, sim::Duration delay,
                   DbCall& out, Instant& sent, Instant& done) {
     auto c = pool.acquire().value();
     ASSERT_TRUE(c.begin().ok());
@@ -382,7 +382,7 @@ TEST(DbServer, RepeatableReadTurnsTheSecondConcurrentUpdateIntoASerializationFai
   Fixture f;
   std::vector<std::string> results;
   for (auto [node, pool] : {std::pair{&f.app1, &f.pool1}, {&f.app2, &f.pool2}}) {
-    f.w.spawn(node, "buyer", [&f, &results, pool = pool] {
+    f.w.spawn(node, "buyer", [&results, pool = pool] {
       auto c = pool->acquire().value();
       ASSERT_TRUE(c.begin(IsolationLevel::RepeatableRead).ok());
       results.push_back(to_string(c.execute(conditional_decrement("sku1"))));
