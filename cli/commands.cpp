@@ -16,115 +16,24 @@ using protocols::Scenario;
 
 namespace {
 
-sim::Duration duration_flag(const char* flag, const std::string& text) {
-  auto d = sim::parse_duration(text);
-  if (!d || *d < sim::Duration::zero()) throw UsageError(fmt::format("{}: '{}' is not a duration (an integer with ns, us, ms, s or m, e.g. 500ms)", flag, text));
-  return *d;
-}
+unsigned jobs_flag(const std::string& text) { return static_cast<unsigned>(unsigned_flag("--jobs", text, 1, 256)); }
 
-sim::Ratio ratio_flag(const char* flag, const std::string& text) {
-  const size_t slash = text.find('/');
-  uint64_t num = 0, den = 0;
-  bool ok = slash != std::string::npos;
-  if (ok) {
-    auto a = std::from_chars(text.data(), text.data() + slash, num);
-    auto b = std::from_chars(text.data() + slash + 1, text.data() + text.size(), den);
-    ok = a.ec == std::errc() && a.ptr == text.data() + slash && b.ec == std::errc() && b.ptr == text.data() + text.size() && den > 0 && num <= den;
-  }
-  if (!ok) throw UsageError(fmt::format("{}: '{}' is not a ratio like 1/4 (numerator <= denominator, denominator > 0)", flag, text));
-  return sim::Ratio{num, den};
-}
-
-template <class T>
-void range_flag(const char* flag, T value, T lo, T hi) {
-  if (value < lo || value > hi) throw UsageError(fmt::format("{}: {} is out of range ({}..{})", flag, value, lo, hi));
-}
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    if (comma > start) out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
+std::string join(const std::vector<std::string>& names, const char* sep = ",") {
+  std::string out;
+  for (const std::string& n : names) out += fmt::format("{}{}", out.empty() ? "" : sep, n);
   return out;
 }
 
-const protocols::Design& design_flag(const std::string& name) {
-  const protocols::Design* d = protocols::find_design(name);
-  if (d == nullptr) {
-    std::string known;
-    for (const auto* k : protocols::designs()) known += fmt::format("{}{}", known.empty() ? "" : ", ", k->name);
-    throw UsageError(fmt::format("--variant: unknown variant '{}' (known: {})", name, known));
-  }
-  return *d;
+std::vector<std::string> design_names() {
+  std::vector<std::string> out;
+  for (const auto* d : protocols::designs()) out.push_back(d->name);
+  return out;
 }
 
-std::vector<std::string> properties_flag(const std::string& text) {
-  if (text.empty()) return properties::default_asserted();
-  std::vector<std::string> names = split_list(text);
-  if (names.empty()) throw UsageError("--properties: no property named");
-  for (const std::string& n : names) {
-    const properties::Property* p = properties::find_property(n);
-    if (p == nullptr) throw UsageError(fmt::format("--properties: unknown property '{}' (see oversim list properties)", n));
-    if (p->kind == properties::Kind::sometimes) throw UsageError(fmt::format("--properties: '{}' is a 'sometimes' property: it is counted, not asserted", n));
-  }
+std::vector<std::string> variants_flag(const std::string& text) {
+  std::vector<std::string> names = list_flag("--variants", text, design_names());
+  for (const std::string& v : names) design_flag(v);
   return names;
-}
-
-// A profile name, or a fault plan (anything else must parse as one).
-struct FaultsChoice {
-  std::string profile;
-  sim::FaultPlan plan;
-};
-
-FaultsChoice faults_flag(const std::string& text) {
-  if (protocols::is_profile(text)) return FaultsChoice{text, {}};
-  if (text.find("at ") == std::string::npos && text.find(' ') == std::string::npos && !text.empty()) {
-    std::string known;
-    for (const auto& p : protocols::profiles()) known += fmt::format("{}{}", known.empty() ? "" : ", ", p.name);
-    throw UsageError(fmt::format("--faults: unknown profile '{}' (profiles: {}; or a plan like 'at 10ms pause app-1 for 2s')", text, known));
-  }
-  try {
-    return FaultsChoice{"", sim::FaultPlan::parse(text)};
-  } catch (const sim::FaultPlanError& e) {
-    throw UsageError(fmt::format("--faults: {}", e.what()));
-  }
-}
-
-void check_plan_nodes(const sim::FaultPlan& plan, const protocols::Workload& w) {
-  std::vector<std::string> nodes = {"redis-1", "redis-2", "sentinel", "db"};
-  for (int i = 1; i <= w.app_nodes; ++i) nodes.push_back(fmt::format("app-{}", i));
-  auto known = [&](const std::string& n) { return n.empty() || std::find(nodes.begin(), nodes.end(), n) != nodes.end(); };
-  for (const sim::Fault& f : plan.faults) {
-    std::vector<std::string> named = f.side_a;
-    named.insert(named.end(), f.side_b.begin(), f.side_b.end());
-    named.push_back(f.node);
-    named.push_back(f.to);
-    for (const std::string& n : named) {
-      if (!known(n)) {
-        std::string all;
-        for (const std::string& k : nodes) all += fmt::format("{}{}", all.empty() ? "" : ", ", k);
-        throw UsageError(fmt::format("--faults: fault '{}' names unknown node '{}' (nodes: {})", sim::to_string(f), n, all));
-      }
-    }
-  }
-}
-
-Scenario scenario_of(const std::string& variant, const FaultsChoice& faults, uint64_t seed, const WorkloadFlags& flags) {
-  Scenario s;
-  s.design = design_flag(variant).name;
-  s.workload = to_workload(flags);
-  s.seed = seed;
-  if (!faults.profile.empty()) {
-    s = protocols::apply_profile(faults.profile, s);
-  } else {
-    s.faults = faults.plan;
-  }
-  check_plan_nodes(s.faults, s.workload);
-  return s;
 }
 
 std::string describe_workload(const protocols::Workload& w) {
@@ -165,35 +74,6 @@ void print_results(const RunResult& r) {
 
 }  // namespace
 
-protocols::Workload to_workload(const WorkloadFlags& f) {
-  protocols::Workload w;
-  range_flag("--buyers", f.buyers, 0, 100000);
-  range_flag("--stock", f.stock, int64_t{0}, int64_t{1000000});
-  range_flag("--skus", f.skus, 1, 1000);
-  range_flag("--apps", f.apps, 1, 64);
-  range_flag("--retries", f.retries, 0, 10);
-  w.buyers = f.buyers;
-  w.stock = f.stock;
-  w.skus = f.skus;
-  w.app_nodes = f.apps;
-  if (f.arrival == "burst") w.arrival = protocols::Arrival::burst;
-  else if (f.arrival == "poisson") w.arrival = protocols::Arrival::poisson;
-  else throw UsageError(fmt::format("--arrival: unknown arrival '{}' (expected burst or poisson)", f.arrival));
-  w.burst_window = duration_flag("--burst-window", f.burst_window);
-  w.poisson_mean = duration_flag("--poisson-mean", f.poisson_mean);
-  if (w.poisson_mean <= sim::Duration::zero()) throw UsageError("--poisson-mean: must be positive");
-  w.max_retries = f.retries;
-  w.double_click = ratio_flag("--double-click", f.double_click);
-  w.remote_call = duration_flag("--remote-call", f.remote_call);
-  w.lock_ttl = duration_flag("--lock-ttl", f.lock_ttl);
-  if (w.lock_ttl < sim::Duration::ms(1)) throw UsageError(fmt::format("--lock-ttl: '{}' is below Redis' 1ms resolution", f.lock_ttl));
-  w.lock_wait = duration_flag("--lock-wait", f.lock_wait);
-  w.gateway_timeout = duration_flag("--gateway-timeout", f.gateway_timeout);
-  if (w.gateway_timeout <= sim::Duration::zero()) throw UsageError("--gateway-timeout: must be positive");
-  w.replication_lag = duration_flag("--replication-lag", f.replication_lag);
-  return w;
-}
-
 int list_command(const std::string& what) {
   if (what == "variants") {
     for (const auto* d : protocols::designs()) fmt::print("{:<30} {}\n{:<30} expected: {}\n", d->name, d->summary, "", d->expected);
@@ -217,12 +97,14 @@ int list_command(const std::string& what) {
   throw UsageError(fmt::format("list: unknown list '{}' (expected variants, faults or properties)", what));
 }
 
+Scenario run_scenario(const RunFlags& f) { return scenario_of(f.variant, faults_flag(f.faults), seed_flag("--seed", f.seed), f.workload, f.horizon); }
+
 int run_command(const RunFlags& f) {
   if (f.trace != "text" && f.trace != "json" && f.trace != "cut" && f.trace != "none") {
     throw UsageError(fmt::format("--trace: unknown format '{}' (expected text, json, cut or none)", f.trace));
   }
   const std::vector<std::string> asserted = properties_flag(f.properties);
-  Scenario s = scenario_of(f.variant, faults_flag(f.faults), f.seed, f.workload);
+  Scenario s = run_scenario(f);
   if (f.check_determinism) {
     sim::DeterminismReport rep = sim::check_determinism([&] {
       RunResult r = properties::run_checked(s);
@@ -253,21 +135,19 @@ int run_command(const RunFlags& f) {
 
 int check_command(const CheckFlags& f) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
-  range_flag("--seeds", f.seeds, uint64_t{1}, uint64_t{1000000});
-  range_flag("--jobs", f.jobs, 1u, 256u);
+  const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given);
+  const unsigned jobs = jobs_flag(f.sweep.jobs);
   const FaultsChoice faults = faults_flag(f.faults);
   properties::SweepOptions opt;
-  opt.base = scenario_of(f.variant, faults, f.first_seed, f.workload);
+  opt.base = scenario_of(f.variant, faults, seeds.first, f.sweep.workload, f.sweep.horizon);
   opt.profile = faults.profile;
-  opt.first_seed = f.first_seed;
-  opt.seeds = f.seeds;
-  opt.jobs = f.jobs;
+  opt.first_seed = seeds.first;
+  opt.seeds = seeds.count;
+  opt.jobs = jobs;
   opt.asserted = asserted;
-  std::string asserted_list;
-  for (const auto& a : asserted) asserted_list += fmt::format("{}{}", asserted_list.empty() ? "" : ",", a);
   fmt::print("oversim check: variant {}, faults {}, seeds {}..{}, {} jobs\nworkload: {}\nasserting: {}\n\n", f.variant,
-             faults.profile.empty() ? fmt::format("'{}'", faults.plan.to_string()) : fmt::format("{} (a plan per seed)", faults.profile), f.first_seed,
-             f.first_seed + f.seeds - 1, f.jobs, describe_workload(opt.base.workload), asserted_list);
+             faults.profile.empty() ? fmt::format("'{}'", faults.plan.to_string()) : fmt::format("{} (a plan per seed)", faults.profile), seeds.first,
+             seeds.last(), jobs, describe_workload(opt.base.workload), join(asserted));
   properties::SweepResult sw = properties::sweep(opt);
   fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "runs");
   for (const auto& p : properties::catalogue()) {
@@ -314,25 +194,24 @@ int check_command(const CheckFlags& f) {
 }
 
 int compare_command(const CompareFlags& f) {
-  range_flag("--seeds", f.seeds, uint64_t{1}, uint64_t{100000});
-  range_flag("--jobs", f.jobs, 1u, 256u);
-  std::vector<std::string> variants, profs;
-  for (const auto* d : protocols::designs()) variants.push_back(d->name);
-  for (const auto& p : protocols::profiles()) profs.push_back(p.name);
-  if (!f.variants.empty()) {
-    variants = split_list(f.variants);
-    for (const auto& v : variants) design_flag(v);
-  }
-  if (!f.profiles.empty()) {
-    profs = split_list(f.profiles);
-    for (const auto& p : profs) {
-      if (!protocols::is_profile(p)) throw UsageError(fmt::format("--faults: unknown profile '{}' (see oversim list faults)", p));
+  const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given, 100'000);
+  const unsigned jobs = jobs_flag(f.sweep.jobs);
+  const std::vector<std::string> variants = variants_flag(f.variants);
+  const std::vector<FaultsChoice> faults = faults_list_flag(f.faults);
+  // Check every cell's inputs before the first row is printed.
+  std::vector<Scenario> bases;
+  for (const FaultsChoice& fc : faults) bases.push_back(scenario_of(variants.front(), fc, seeds.first, f.sweep.workload, f.sweep.horizon));
+  for (const std::string& v : variants) {
+    for (const FaultsChoice& fc : faults) {
+      if (fc.profile.empty()) scenario_of(v, fc, seeds.first, f.sweep.workload, f.sweep.horizon);
     }
   }
-  const protocols::Workload w = to_workload(f.workload);
-  fmt::print("oversim compare: {} seeds per cell (seeds {}..{}), {} jobs\nworkload: {}\n", f.seeds, f.first_seed, f.first_seed + f.seeds - 1, f.jobs,
-             describe_workload(w));
-  fmt::print("cells: runs that violated each property (out of {}); '.' = none. orders/s and p99 are over all runs of the cell.\n\n", f.seeds);
+  const protocols::Workload w = to_workload(f.sweep.workload);
+  fmt::print("oversim compare: {} seeds per cell (seeds {}..{}), {} jobs\nworkload: {}\n", seeds.count, seeds.first, seeds.last(), jobs, describe_workload(w));
+  for (const FaultsChoice& fc : faults) {
+    if (fc.profile.empty()) fmt::print("plan: {}\n", fc.plan.to_string());
+  }
+  fmt::print("cells: runs that violated each property (out of {}); '.' = none. orders/s and p99 are over all runs of the cell.\n\n", seeds.count);
   const std::vector<std::string> columns = {"no_oversell", "no_duplicate_order", "no_lost_order", "ledger_conservation", "lock_mutual_exclusion", "progress"};
   const std::vector<std::string> short_names = {"oversell", "duplicate", "lost", "ledger", "mutex", "progress"};
   fmt::print("{:<30} {:<11}", "variant", "faults");
@@ -340,60 +219,101 @@ int compare_command(const CompareFlags& f) {
   fmt::print(" {:>9} {:>9}\n", "orders/s", "p99");
   bool internal_error = false;
   for (const std::string& v : variants) {
-    for (const std::string& p : profs) {
+    for (size_t i = 0; i < faults.size(); ++i) {
       properties::SweepOptions opt;
+      opt.base = bases[i];
       opt.base.design = v;
-      opt.base.workload = w;
-      opt.profile = p;
-      opt.first_seed = f.first_seed;
-      opt.seeds = f.seeds;
-      opt.jobs = f.jobs;
+      opt.profile = faults[i].profile;
+      if (!opt.profile.empty()) {
+        // The profile draws its plan (and any widening) per seed from the unwidened workload.
+        opt.base.workload = w;
+        opt.base.faults = {};
+      }
+      opt.first_seed = seeds.first;
+      opt.seeds = seeds.count;
+      opt.jobs = jobs;
       properties::SweepResult sw = properties::sweep(opt);
-      fmt::print("{:<30} {:<11}", v, p);
+      fmt::print("{:<30} {:<11}", v, faults[i].label());
       for (const auto& c : columns) {
         const int64_t n = sw.counts[c].violated;
         fmt::print(" {:>9}", n == 0 ? std::string(".") : std::to_string(n));
       }
       const double seconds = static_cast<double>(sw.sale_time.count_ns()) / 1e9;
       fmt::print(" {:>9.1f} {:>9}\n", seconds > 0 ? static_cast<double>(sw.acks) / seconds : 0.0, sim::format_span(properties::percentile(sw.latencies, 99)));
-      for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, p, e);
+      for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
       internal_error |= !sw.errors.empty();
       std::fflush(stdout);
     }
   }
-  fmt::print("\nInspect a cell: oversim check --variant <variant> --faults <profile> --seeds {}\n", f.seeds);
+  fmt::print("\nInspect a cell: oversim check --variant <variant> --faults <profile> --seeds {}\n", seeds.count);
   // compare is a report on many designs, most of them unsafe on purpose: violations are its
   // content, not a failure. Use `check` to assert.
   return internal_error ? 3 : 0;
 }
 
-int demo_command(DemoOptions options, const std::string& faults, const std::string& trace, bool check_determinism) {
-  if (trace != "text" && trace != "json" && trace != "none") throw UsageError(fmt::format("--trace: unknown format '{}' (expected text, json or none)", trace));
-  try {
-    options.faults = sim::FaultPlan::parse(faults);
-  } catch (const sim::FaultPlanError& e) {
-    throw UsageError(fmt::format("--faults: {}", e.what()));
+int hash_command(const HashFlags& f) {
+  const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given);
+  const unsigned jobs = jobs_flag(f.sweep.jobs);
+  const std::vector<std::string> variants = variants_flag(f.variants);
+  const std::vector<FaultsChoice> faults = faults_list_flag(f.faults);
+  if (static_cast<double>(variants.size()) * static_cast<double>(faults.size()) * static_cast<double>(seeds.count) > 10'000'000.0) {
+    throw UsageError("--seeds: more than 10,000,000 runs in one hash command");
   }
-  if (check_determinism) {
+  std::vector<properties::LabelledScenario> runs;
+  for (const std::string& v : variants) {
+    for (const FaultsChoice& fc : faults) {
+      // Validate once per cell; a profile's per-seed plans are built by oversim itself.
+      Scenario base = scenario_of(v, fc, seeds.first, f.sweep.workload, f.sweep.horizon);
+      for (uint64_t i = 0; i < seeds.count; ++i) {
+        Scenario s = base;
+        s.seed = seeds.first + i;
+        if (!fc.profile.empty()) {
+          s.workload = to_workload(f.sweep.workload);
+          s = protocols::apply_profile(fc.profile, s);
+        }
+        s.keep_trace = false;
+        runs.push_back(properties::LabelledScenario{fc.label(), std::move(s)});
+      }
+    }
+  }
+  const std::vector<std::string> lines = properties::fingerprints(runs, jobs);
+  bool internal_error = false;
+  for (const std::string& line : lines) {
+    fmt::print("{}\n", line);
+    internal_error |= line.find("\terror: ") != std::string::npos;
+  }
+  return internal_error ? 3 : 0;
+}
+
+int demo_command(const DemoFlags& f) {
+  if (f.trace != "text" && f.trace != "json" && f.trace != "none") throw UsageError(fmt::format("--trace: unknown format '{}' (expected text, json or none)", f.trace));
+  DemoOptions options;
+  options.seed = seed_flag("--seed", f.seed);
+  options.buyers = static_cast<int>(integer_flag("--buyers", f.buyers, 1, 1000));
+  options.stock = integer_flag("--stock", f.stock, 0, 1'000'000);
+  if (f.faults == "none") {
+    options.faults = {};
+  } else if (protocols::is_profile(f.faults)) {
+    throw UsageError(fmt::format("--faults: the demo takes a plan or 'none', not a profile ('{}')", f.faults));
+  } else {
+    options.faults = faults_flag(f.faults).plan;
+  }
+  if (auto problem = demo_problem(options)) throw UsageError(fmt::format("--faults: {}", *problem));
+  if (f.check_determinism) {
     sim::DeterminismReport r = sim::check_determinism([&] { return run_demo(options).record; });
     fmt::print("determinism check (kernel demo, seed {}): first run {}, second run {}: {}\n", options.seed, sim::format_hash(r.first_hash),
                sim::format_hash(r.second_hash), r.identical ? "identical" : "DIFFERENT");
     if (!r.identical) fmt::print("{}\n", r.divergence);
     return r.identical ? 0 : 1;
   }
-  DemoResult result;
-  try {
-    result = run_demo(options);
-  } catch (const sim::FaultPlanError& e) {
-    throw UsageError(fmt::format("--faults: {}", e.what()));
-  }
-  if (trace == "json") {
+  const DemoResult result = run_demo(options);
+  if (f.trace == "json") {
     std::fputs(sim::render_jsonl(result.record.events).c_str(), stdout);
     return 0;
   }
   fmt::print("oversim kernel demo: {} buyers read-then-write a stock of {} over RPC; faults: {}\n\n", options.buyers, options.stock,
              options.faults.empty() ? "none" : options.faults.to_string());
-  if (trace == "text") std::fputs(sim::render_text(result.record.events).c_str(), stdout);
+  if (f.trace == "text") std::fputs(sim::render_text(result.record.events).c_str(), stdout);
   const sim::RunOutcome& o = result.record.outcome;
   fmt::print("\n{} at {} after {} steps, {} trace events, {} choices\n", sim::to_string(o.status), sim::format_instant(o.end_time), o.steps,
              result.record.events.size(), result.record.choices.size());

@@ -1,5 +1,7 @@
 #include "cli/demo.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sim/network.h"
@@ -15,6 +17,23 @@ struct StockRequest {
   int64_t value = 0;
 };
 }  // namespace
+
+std::optional<std::string> demo_problem(const DemoOptions& options) {
+  if (auto problem = options.faults.problem()) return problem;
+  std::vector<std::string> nodes = {"stock"};
+  for (int b = 1; b <= options.buyers; ++b) nodes.push_back(fmt::format("app-{}", b));
+  std::string known;
+  for (const std::string& n : nodes) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
+  for (const sim::Fault& f : options.faults.faults) {
+    if (f.at >= sim::WorldConfig{}.horizon) {
+      return fmt::format("fault '{}' comes after the demo's horizon of {}", sim::to_string(f), sim::format_duration(sim::WorldConfig{}.horizon));
+    }
+    for (const std::string& n : sim::named_nodes(f)) {
+      if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) return fmt::format("fault '{}' names unknown node '{}' (nodes: {})", sim::to_string(f), n, known);
+    }
+  }
+  return std::nullopt;
+}
 
 DemoResult run_demo(const DemoOptions& options) {
   sim::World w(sim::WorldConfig{.seed = options.seed});
@@ -50,6 +69,8 @@ DemoResult run_demo(const DemoOptions& options) {
     });
   }
   options.faults.apply(w);
+  // A fault planned after the buyers are done still happens (and shows in the trace).
+  w.spawn(nullptr, "until-settled", [&] { sim::sleep_until(sim::Instant::zero() + options.faults.settled_at()); });
   sim::RunOutcome outcome = w.run();
   return DemoResult{sim::record_of(w, outcome), stock, sold};
 }

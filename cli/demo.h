@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "sim/determinism.h"
@@ -25,6 +26,10 @@ struct DemoResult {
   int64_t sold = 0;  // decrements the buyers believe succeeded
 };
 
+// The demo runs until every buyer is done and every fault has played out.
 DemoResult run_demo(const DemoOptions& options);
+// Why the demo cannot run these options, or nullopt: an invalid plan, a node the demo does not
+// have (stock, app-1..app-N), or a fault past the demo's horizon.
+std::optional<std::string> demo_problem(const DemoOptions& options);
 
 }  // namespace oversim::cli

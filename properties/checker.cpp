@@ -238,11 +238,43 @@ std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& event
   return out;
 }
 
+std::string fingerprint(const std::string& label, const RunResult& run) {
+  std::string violated;
+  for (const PropertyResult& pr : run.properties) {
+    if (pr.violated) violated += fmt::format("{}{}", violated.empty() ? "" : ",", pr.property->name);
+  }
+  const Scenario& s = run.scenario;
+  return fmt::format("{}\t{}\t{}\t{}\t{}\t{}", s.design, label, s.seed, sim::format_hash(run.outcome.hash()), violated.empty() ? "-" : violated,
+                     s.faults.empty() ? "none" : s.faults.to_string());
+}
+
+std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs, unsigned jobs) {
+  std::vector<std::string> lines(runs.size());
+  const unsigned threads = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(std::min<size_t>(runs.size(), 256))));
+  std::vector<std::thread> workers;
+  // Each thread takes every threads-th run: its own worlds, its own slots in `lines`.
+  for (unsigned j = 0; j < threads; ++j) {
+    workers.emplace_back([&, j] {
+      for (size_t i = j; i < runs.size(); i += threads) {
+        const LabelledScenario& r = runs[i];
+        try {
+          lines[i] = fingerprint(r.label, run_checked(r.scenario));
+        } catch (const std::exception& e) {
+          lines[i] = fmt::format("{}\t{}\t{}\terror: {}", r.scenario.design, r.label, r.scenario.seed, e.what());
+        }
+      }
+    });
+  }
+  for (std::thread& t : workers) t.join();
+  return lines;
+}
+
 std::string reproduce_command(const Scenario& s) {
   const protocols::Workload d;
   const protocols::Workload& w = s.workload;
   std::string cmd = fmt::format("oversim run --variant {} --seed {}", s.design, s.seed);
-  cmd += fmt::format(" --faults '{}'", s.faults.to_string());
+  cmd += s.faults.empty() ? std::string(" --faults none") : fmt::format(" --faults '{}'", s.faults.to_string());
+  if (s.horizon != Scenario{}.horizon) cmd += fmt::format(" --horizon {}", sim::format_duration(s.horizon));
   if (w.buyers != d.buyers) cmd += fmt::format(" --buyers {}", w.buyers);
   if (w.stock != d.stock) cmd += fmt::format(" --stock {}", w.stock);
   if (w.skus != d.skus) cmd += fmt::format(" --skus {}", w.skus);

@@ -91,6 +91,18 @@ protocols::Scenario shrink(const protocols::Scenario& failing, const std::vector
 // order inserts, acknowledgements.
 std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& events, size_t limit = 80);
 
+// One line that pins a run: design, label (its profile, or "plan"), seed, run hash (trace and
+// choices), the properties it violated ("-" for none), and the fault plan it ran, separated by
+// tabs. Two builds that print different lines for the same scenario disagree about that run.
+std::string fingerprint(const std::string& label, const RunResult& run);
+struct LabelledScenario {
+  std::string label;
+  protocols::Scenario scenario;
+};
+// Runs every scenario (in `jobs` OS threads, one World each) and returns their fingerprints in
+// input order. A run that fails inside oversim gives "<design>\t<label>\t<seed>\terror: ...".
+std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs, unsigned jobs);
+
 // `oversim run --variant ... --seed ... --faults '...' [workload flags that differ]`.
 std::string reproduce_command(const protocols::Scenario& scenario);
 

@@ -19,8 +19,12 @@ int64_t sale_ms(const Workload& w) {
 }
 
 std::string gc_pause(Prng& p, const Workload& w) {
+  // Every draw into its own named local, in this order: C++ leaves the order in which a call's
+  // arguments are evaluated open, and g++ and clang++ differ (docs/architecture.md).
   const int64_t pause = w.lock_ttl.count_ms() + ms_between(p, 100, 1000);
-  return fmt::format("at {}ms pause {} for {}ms", ms_between(p, 0, sale_ms(w)), app(p, w), pause);
+  const int64_t at = ms_between(p, 0, sale_ms(w));
+  const std::string node = app(p, w);
+  return fmt::format("at {}ms pause {} for {}ms", at, node, pause);
 }
 
 std::string failover(Prng& p, const Workload& w) {
@@ -40,12 +44,15 @@ std::string partition(Prng& p, const Workload& w) {
 
 std::string clock_jump(Prng& p, const Workload& w) {
   const int64_t jump = w.lock_ttl.count_ms() + ms_between(p, 1, 1000);
-  return fmt::format("at {}ms clock-jump redis-1 +{}ms", ms_between(p, 0, sale_ms(w)), jump);
+  const int64_t at = ms_between(p, 0, sale_ms(w));
+  return fmt::format("at {}ms clock-jump redis-1 +{}ms", at, jump);
 }
 
 std::string slow_rpc(Prng& p, const Workload& w) {
   const int64_t delay = w.lock_ttl.count_ms() + ms_between(p, 100, 1000);
-  return fmt::format("at {}ms delay-next {} -> db by {}ms", ms_between(p, 0, sale_ms(w)), app(p, w), delay);
+  const int64_t at = ms_between(p, 0, sale_ms(w));
+  const std::string node = app(p, w);
+  return fmt::format("at {}ms delay-next {} -> db by {}ms", at, node, delay);
 }
 
 std::string app_crash(Prng& p, const Workload& w) {
@@ -58,7 +65,9 @@ std::string lost_replies(Prng& p, const Workload& w) {
   // Replies from the database to one app node are lost for a while: calls time out (ambiguous)
   // though they applied, and the gateway retries with the same request id.
   const int64_t at = ms_between(p, 0, sale_ms(w));
-  return fmt::format("at {}ms cut db -> {}; at {}ms heal", at, app(p, w), at + ms_between(p, 50, 300));
+  const std::string node = app(p, w);
+  const int64_t heal = at + ms_between(p, 50, 300);
+  return fmt::format("at {}ms cut db -> {}; at {}ms heal", at, node, heal);
 }
 
 }  // namespace
@@ -122,7 +131,8 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
     static constexpr Gen gens[] = {gc_pause, failover, partition, clock_jump, slow_rpc, app_crash, lost_replies};
     const int64_t n = p.between(1, 3);
     for (int64_t i = 0; i < n; ++i) {
-      const std::string one = gens[p.bounded(std::size(gens))](p, w);
+      const uint64_t which = p.bounded(std::size(gens));
+      const std::string one = gens[which](p, w);
       plan += plan.empty() ? one : fmt::format("; {}", one);
     }
     s.workload.max_retries = std::max(s.workload.max_retries, 1);

@@ -146,6 +146,34 @@ Simulation::Simulation(const Scenario& scenario, const Design& design) : scenari
 
 Simulation::~Simulation() = default;
 
+std::optional<std::string> scenario_problem(const Scenario& s, const Design& design) {
+  if (auto problem = s.faults.problem()) return problem;
+  const Instant horizon = Instant::zero() + s.horizon;
+  for (const sim::Fault& f : s.faults.faults) {
+    if (Instant::zero() + f.at >= horizon) {
+      return fmt::format("fault '{}' comes at or after the run's horizon of {}: it would never happen", sim::to_string(f),
+                         sim::format_duration(s.horizon));
+    }
+  }
+  const Duration needed = s.faults.settled_at() + s.settle;
+  if (needed >= s.horizon) {
+    return fmt::format("the plan settles at {}; with the {} quiet time before the 'eventually' checks, the horizon must be above {} (it is {})",
+                       sim::format_duration(s.faults.settled_at()), sim::format_duration(s.settle), sim::format_duration(needed),
+                       sim::format_duration(s.horizon));
+  }
+  Scenario probe = s;
+  probe.keep_trace = false;
+  Simulation sale(probe, design);
+  std::string known;
+  for (const auto& n : sale.world().nodes()) known += fmt::format("{}{}", known.empty() ? "" : ", ", n->name());
+  for (const sim::Fault& f : s.faults.faults) {
+    for (const std::string& n : sim::named_nodes(f)) {
+      if (sale.world().find_node(n) == nullptr) return fmt::format("fault '{}' names unknown node '{}' (nodes: {})", sim::to_string(f), n, known);
+    }
+  }
+  return std::nullopt;
+}
+
 int64_t Simulation::initial_stock(const std::string&) const { return scenario_.workload.stock; }
 
 void Simulation::buyer(int index, Instant arrival, bool second_click) {

@@ -140,6 +140,12 @@ class Simulation {
   uint64_t tokens_ = 0;
 };
 
+// Why `scenario` cannot run as asked, or nullopt: an invalid plan, a fault naming a node this
+// sale does not have (the sale is built to find out, so the list always matches), a fault at or
+// after the horizon (it would never fire, and the run would claim what it never tested), or a
+// plan that settles too late to leave the quiet time the "eventually" checks need.
+std::optional<std::string> scenario_problem(const Scenario& scenario, const Design& design);
+
 // Exponential inter-arrival gaps from integer draws (a 64-bucket table of -ln(u)).
 Duration exponential_gap(sim::World& world, Duration mean);
 

@@ -196,6 +196,15 @@ class FaultParser {
 
 }  // namespace
 
+std::vector<std::string> named_nodes(const Fault& f) {
+  std::vector<std::string> out;
+  if (!f.node.empty()) out.push_back(f.node);
+  if (!f.to.empty()) out.push_back(f.to);
+  out.insert(out.end(), f.side_a.begin(), f.side_a.end());
+  out.insert(out.end(), f.side_b.begin(), f.side_b.end());
+  return out;
+}
+
 std::optional<std::string> fault_problem(const Fault& f) {
   auto span = [](Duration d) { return format_duration(d); };
   if (f.at < Duration::zero()) return std::string("the time must not be negative");
@@ -319,10 +328,7 @@ void FaultPlan::apply(World& world) const {
   if (auto problem = this->problem()) throw FaultPlanError(*problem);
   // Resolve every name first so a bad plan schedules nothing.
   for (const Fault& f : faults) {
-    if (!f.node.empty()) node_of(f, f.node);
-    if (!f.to.empty()) node_of(f, f.to);
-    for (const std::string& n : f.side_a) node_of(f, n);
-    for (const std::string& n : f.side_b) node_of(f, n);
+    for (const std::string& n : named_nodes(f)) node_of(f, n);
   }
   for (const Fault& f : faults) {
     const Instant when = Instant::zero() + f.at;

@@ -78,6 +78,8 @@ struct FaultPlan {
 };
 
 std::string to_string(const Fault& fault);
+// Every node the fault names, in the order the text names them.
+std::vector<std::string> named_nodes(const Fault& fault);
 // What is wrong with one fault on its own, or nullopt.
 std::optional<std::string> fault_problem(const Fault& fault);
 

@@ -1,0 +1,143 @@
+#include "cli/app.h"
+
+#include <algorithm>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#ifndef OVERSIM_VERSION
+#define OVERSIM_VERSION "unknown"
+#endif
+
+namespace oversim::cli {
+namespace {
+
+void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
+  cmd->add_option("--buyers", w.buyers, "Number of buyers (users), 0..100000")->capture_default_str();
+  cmd->add_option("--stock", w.stock, "Initial units per SKU, 0..1000000")->capture_default_str();
+  cmd->add_option("--skus", w.skus, "Number of SKUs, 1..1000")->capture_default_str();
+  cmd->add_option("--apps", w.apps, "Number of app nodes (app-1..app-N), 1..64")->capture_default_str();
+  cmd->add_option("--arrival", w.arrival, "Arrivals: burst or poisson")->capture_default_str();
+  cmd->add_option("--burst-window", w.burst_window, "Burst arrivals spread over this duration (0..1h)")->capture_default_str();
+  cmd->add_option("--poisson-mean", w.poisson_mean, "Poisson arrivals: mean gap (1us..1h)")->capture_default_str();
+  cmd->add_option("--retries", w.retries, "Gateway retries (same request id) when an attempt ends unknown or takes longer than --gateway-timeout, 0..10")
+      ->capture_default_str();
+  cmd->add_option("--double-click", w.double_click, "Share of buyers who click twice, as a ratio like 1/4")->capture_default_str();
+  cmd->add_option("--remote-call", w.remote_call, "The slow call inside the critical section (0..1h)")->capture_default_str();
+  cmd->add_option("--lock-ttl", w.lock_ttl, "Lock lease, SET NX PX (1ms..720h)")->capture_default_str();
+  cmd->add_option("--lock-wait", w.lock_wait, "tryLock gives up after this long (0..720h)")->capture_default_str();
+  cmd->add_option("--gateway-timeout", w.gateway_timeout, "The gateway retries an attempt that takes longer (1ms..720h)")->capture_default_str();
+  cmd->add_option("--replication-lag", w.replication_lag, "Redis replica lag behind the primary (0..1h)")->capture_default_str();
+}
+
+CLI::Option* add_sweep_options(CLI::App* cmd, SweepFlags& s, const char* seeds_help) {
+  cmd->add_option("--seeds", s.seeds, seeds_help)->capture_default_str();
+  CLI::Option* first = cmd->add_option("--first-seed", s.first_seed, "First seed, with a count in --seeds")->capture_default_str();
+  cmd->add_option("--jobs", s.jobs, "Parallel OS threads, each its own world (1..256)")->capture_default_str();
+  cmd->add_option("--horizon", s.horizon, "Virtual-time limit of each run (1s..720h)")->capture_default_str();
+  add_workload_options(cmd, s.workload);
+  return first;
+}
+
+}  // namespace
+
+CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
+                                 "oversim: a deterministic simulation testbed for anti-oversell (flash sale) designs.\n"
+                                 "With no command it runs `compare`: every design against every fault profile.",
+                                 "oversim")) {
+  CLI::App& app = *app_;
+  app.set_version_flag("--version", std::string("oversim ") + OVERSIM_VERSION);
+  app.require_subcommand(0, 1);
+  app.add_flag("--check-determinism", check_determinism_,
+               "Run the kernel demo and a full faulted sale twice each with the same seed and compare trace hashes");
+
+  list_cmd_ = app.add_subcommand("list", "List variants, faults (profiles) or properties");
+  list_cmd_->add_option("what", list_what_, "variants | faults | properties")->required();
+
+  run_cmd_ = app.add_subcommand("run", "One run of a design: the trace and a verdict per property");
+  run_cmd_->add_option("--variant", run_.variant, "Design to run (see `oversim list variants`)")->required();
+  run_cmd_->add_option("--faults", run_.faults, "A fault profile name, 'none', or a fault plan, e.g. 'at 10ms pause app-1 for 2s'")->capture_default_str();
+  run_cmd_->add_option("--seed", run_.seed, "Simulation seed (0..18446744073709551615)")->capture_default_str();
+  run_cmd_->add_option("--trace", run_.trace, "Trace output: text, json, cut (the events that matter) or none")->capture_default_str();
+  run_cmd_->add_option("--properties", run_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
+  run_cmd_->add_option("--horizon", run_.horizon, "Virtual-time limit of the run (1s..720h)")->capture_default_str();
+  run_cmd_->add_flag("--check-determinism", run_.check_determinism, "Run twice and compare trace hashes instead");
+  add_workload_options(run_cmd_, run_.workload);
+
+  check_cmd_ = app.add_subcommand("check", "A seed sweep: counts per property, the first failing seed, a shrunk counterexample");
+  check_cmd_->add_option("--variant", check_.variant, "Design to check")->required();
+  check_cmd_->add_option("--faults", check_.faults, "A fault profile name (a plan per seed), 'none', or a fault plan")->capture_default_str();
+  check_cmd_->add_option("--properties", check_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
+  check_cmd_->add_flag("--no-shrink", check_.no_shrink, "Report the failing seed as found, without shrinking it");
+  CLI::Option* check_first = add_sweep_options(check_cmd_, check_.sweep, "Number of seeds (1..1000000), or a range a..b");
+  check_cmd_->callback([this, check_first] { check_.sweep.first_seed_given = check_first->count() > 0; });
+
+  compare_cmd_ = app.add_subcommand("compare", "Every design against every fault profile, as a table");
+  compare_.sweep.seeds = "20";
+  compare_cmd_->add_option("--variants", compare_.variants, "Designs to include, comma separated, or all")->capture_default_str();
+  compare_cmd_->add_option("--faults", compare_.faults, "Profiles to include, comma separated, or all; or one fault plan")->capture_default_str();
+  CLI::Option* compare_first = add_sweep_options(compare_cmd_, compare_.sweep, "Seeds per cell (1..100000), or a range a..b");
+  compare_cmd_->callback([this, compare_first] { compare_.sweep.first_seed_given = compare_first->count() > 0; });
+
+  hash_cmd_ = app.add_subcommand("hash", "One line per run (design, profile, seed, run hash, violated properties, plan): diff two builds");
+  hash_.sweep.seeds = "1..20";
+  hash_cmd_->add_option("--variant,--variants", hash_.variants, "Designs, comma separated, or all")->capture_default_str();
+  hash_cmd_->add_option("--faults", hash_.faults, "Profiles, comma separated, or all; or one fault plan")->capture_default_str();
+  CLI::Option* hash_first = add_sweep_options(hash_cmd_, hash_.sweep, "Seeds: a range a..b, or a count with --first-seed");
+  hash_cmd_->callback([this, hash_first] { hash_.sweep.first_seed_given = hash_first->count() > 0; });
+
+  demo_cmd_ = app.add_subcommand("demo", "The kernel demo: buyers read-then-write a stock counter over RPC, with a GC pause");
+  demo_cmd_->add_option("--seed", demo_.seed, "Simulation seed")->capture_default_str();
+  demo_cmd_->add_option("--buyers", demo_.buyers, "Number of buyers (1..1000)")->capture_default_str();
+  demo_cmd_->add_option("--stock", demo_.stock, "Initial stock (0..1000000)")->capture_default_str();
+  demo_cmd_->add_option("--faults", demo_.faults, "Fault plan text, or 'none'")->capture_default_str();
+  demo_cmd_->add_option("--trace", demo_.trace, "Trace output: text, json or none")->capture_default_str();
+  demo_cmd_->add_flag("--check-determinism", demo_.check_determinism, "Run twice with the same seed and compare trace hashes");
+}
+
+CommandLine::~CommandLine() = default;
+
+std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
+  try {
+    app_->parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app_->exit(e);  // --help, --version
+    fmt::print(stderr, "oversim: {} (see oversim --help)\n", e.what());
+    return 2;
+  }
+  return std::nullopt;
+}
+
+void CommandLine::parse_or_throw(std::vector<std::string> args) {
+  // CLI11 takes a reversed vector and consumes it.
+  std::reverse(args.begin(), args.end());
+  try {
+    app_->parse(args);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+bool CommandLine::is_run() const { return run_cmd_->parsed(); }
+
+int CommandLine::execute() {
+  try {
+    if (check_determinism_) {
+      if (!app_->get_subcommands().empty()) {
+        throw UsageError("--check-determinism before a command is its own job; use `run --check-determinism` or `demo --check-determinism`");
+      }
+      return determinism_command();
+    }
+    if (list_cmd_->parsed()) return list_command(list_what_);
+    if (run_cmd_->parsed()) return run_command(run_);
+    if (check_cmd_->parsed()) return check_command(check_);
+    if (hash_cmd_->parsed()) return hash_command(hash_);
+    if (demo_cmd_->parsed()) return demo_command(demo_);
+    return compare_command(compare_);  // the main job, also with `compare`
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "oversim: {}\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace oversim::cli

@@ -1,0 +1,54 @@
+// The `oversim` command line: CLI11 splits the arguments into the flag structs of
+// cli/commands.h (every value as text), and execute() runs the chosen command. Split from
+// main() so tests and the fuzz target parse exactly what the command parses.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace CLI { class App; }
+
+namespace oversim::cli {
+
+class CommandLine {
+ public:
+  CommandLine();
+  ~CommandLine();
+  CommandLine(const CommandLine&) = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
+
+  // Parses argv[1..]. Returns an exit status when parsing alone finishes the job (0 after
+  // --help or --version, 2 after a usage error, printed as one line on stderr); nullopt when a
+  // command is ready to run.
+  std::optional<int> parse(int argc, const char* const* argv);
+  // Parses `args` (no program name); throws UsageError on anything CLI11 rejects.
+  void parse_or_throw(std::vector<std::string> args);
+  // Runs the parsed command: 0 holds, 1 violated, 2 bad input (UsageError is printed here), 3 internal error.
+  int execute();
+
+  // What was parsed (for tests and the fuzz target).
+  bool is_run() const;
+  const RunFlags& run_flags() const { return run_; }
+
+ private:
+  std::unique_ptr<CLI::App> app_;
+  CLI::App* list_cmd_ = nullptr;
+  CLI::App* run_cmd_ = nullptr;
+  CLI::App* check_cmd_ = nullptr;
+  CLI::App* compare_cmd_ = nullptr;
+  CLI::App* hash_cmd_ = nullptr;
+  CLI::App* demo_cmd_ = nullptr;
+  bool check_determinism_ = false;
+  std::string list_what_;
+  RunFlags run_;
+  CheckFlags check_;
+  CompareFlags compare_;
+  HashFlags hash_;
+  DemoFlags demo_;
+};
+
+}  // namespace oversim::cli

@@ -1,0 +1,230 @@
+#include "cli/flags.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "properties/checker.h"
+#include "protocols/profiles.h"
+#include "protocols/registry.h"
+
+namespace oversim::cli {
+
+namespace {
+
+bool all_digits(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += fmt::format("{}{}", out.empty() ? "" : ", ", n);
+  return out;
+}
+
+std::vector<std::string> profile_names() {
+  std::vector<std::string> out;
+  for (const auto& p : protocols::profiles()) out.push_back(p.name);
+  return out;
+}
+
+bool is_single_word(const std::string& text) { return text.find_first_of(" \t\r\n;") == std::string::npos; }
+
+}  // namespace
+
+WorkloadFlags::WorkloadFlags() {
+  const protocols::Workload w;
+  buyers = std::to_string(w.buyers);
+  stock = std::to_string(w.stock);
+  skus = std::to_string(w.skus);
+  apps = std::to_string(w.app_nodes);
+  arrival = protocols::to_string(w.arrival);
+  burst_window = sim::format_duration(w.burst_window);
+  poisson_mean = sim::format_duration(w.poisson_mean);
+  retries = std::to_string(w.max_retries);
+  double_click = sim::format_ratio(w.double_click);
+  remote_call = sim::format_duration(w.remote_call);
+  lock_ttl = sim::format_duration(w.lock_ttl);
+  lock_wait = sim::format_duration(w.lock_wait);
+  gateway_timeout = sim::format_duration(w.gateway_timeout);
+  replication_lag = sim::format_duration(w.replication_lag);
+}
+
+uint64_t unsigned_flag(const char* flag, const std::string& text, uint64_t lo, uint64_t hi) {
+  uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  const bool parsed = all_digits(text) && ec == std::errc() && ptr == text.data() + text.size();
+  if (!parsed && all_digits(text)) throw UsageError(fmt::format("{}: {} is out of range ({}..{})", flag, text, lo, hi));
+  if (!parsed) throw UsageError(fmt::format("{}: '{}' is not a number (an integer {}..{})", flag, text, lo, hi));
+  if (v < lo || v > hi) throw UsageError(fmt::format("{}: {} is out of range ({}..{})", flag, text, lo, hi));
+  return v;
+}
+
+int64_t integer_flag(const char* flag, const std::string& text, int64_t lo, int64_t hi) {
+  const bool negative = !text.empty() && text.front() == '-';
+  const std::string digits = negative ? text.substr(1) : text;
+  if (!all_digits(digits)) throw UsageError(fmt::format("{}: '{}' is not a number (an integer {}..{})", flag, text, lo, hi));
+  int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || v < lo || v > hi) {
+    throw UsageError(fmt::format("{}: {} is out of range ({}..{})", flag, text, lo, hi));
+  }
+  return v;
+}
+
+sim::Duration duration_flag(const char* flag, const std::string& text, sim::Duration lo, sim::Duration hi) {
+  const sim::DurationParse d = sim::parse_duration_in(text, lo, hi);
+  if (!d.value) throw UsageError(fmt::format("{}: {}", flag, d.error));
+  return *d.value;
+}
+
+sim::Ratio ratio_flag(const char* flag, const std::string& text) {
+  const size_t slash = text.find('/');
+  const std::string num_text = slash == std::string::npos ? text : text.substr(0, slash);
+  const std::string den_text = slash == std::string::npos ? "" : text.substr(slash + 1);
+  uint64_t num = 0, den = 0;
+  bool ok = slash != std::string::npos && all_digits(num_text) && all_digits(den_text);
+  if (ok) {
+    auto a = std::from_chars(num_text.data(), num_text.data() + num_text.size(), num);
+    auto b = std::from_chars(den_text.data(), den_text.data() + den_text.size(), den);
+    ok = a.ec == std::errc() && b.ec == std::errc() && den > 0 && den <= 1'000'000'000 && num <= den;
+  }
+  if (!ok) throw UsageError(fmt::format("{}: '{}' is not a ratio like 1/4 (numerator <= denominator, 0 < denominator <= 10^9)", flag, text));
+  return sim::Ratio{num, den};
+}
+
+uint64_t seed_flag(const char* flag, const std::string& text) {
+  if (!all_digits(text)) throw UsageError(fmt::format("{}: '{}' is not a seed (an integer 0..{})", flag, text, UINT64_MAX));
+  return unsigned_flag(flag, text, 0, UINT64_MAX);
+}
+
+SeedRange seeds_flag(const std::string& seeds, const std::string& first_seed, bool first_seed_given, uint64_t max_count) {
+  SeedRange r;
+  const size_t dots = seeds.find("..");
+  if (dots != std::string::npos) {
+    if (first_seed_given) throw UsageError(fmt::format("--seeds: '{}' is a range; it cannot be combined with --first-seed", seeds));
+    r.first = seed_flag("--seeds", seeds.substr(0, dots));
+    const uint64_t last = seed_flag("--seeds", seeds.substr(dots + 2));
+    if (last < r.first) throw UsageError(fmt::format("--seeds: '{}' ends before it starts", seeds));
+    if (last - r.first >= max_count) throw UsageError(fmt::format("--seeds: '{}' has more than {} seeds", seeds, max_count));
+    r.count = last - r.first + 1;
+    return r;
+  }
+  r.count = unsigned_flag("--seeds", seeds, 1, max_count);
+  r.first = seed_flag("--first-seed", first_seed);
+  if (r.first > UINT64_MAX - (r.count - 1)) {
+    throw UsageError(fmt::format("--first-seed {} with --seeds {} runs past the last seed, {}", r.first, r.count, UINT64_MAX));
+  }
+  return r;
+}
+
+std::vector<std::string> list_flag(const char* flag, const std::string& text, const std::vector<std::string>& everything) {
+  if (text == "all") return everything;
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string item = text.substr(start, comma - start);
+    if (item.empty()) throw UsageError(fmt::format("{}: '{}' has an empty name (a comma-separated list, or all)", flag, text));
+    if (std::find(out.begin(), out.end(), item) != out.end()) throw UsageError(fmt::format("{}: '{}' names '{}' twice", flag, text, item));
+    out.push_back(std::move(item));
+    start = comma + 1;
+  }
+  return out;
+}
+
+FaultsChoice faults_flag(const std::string& text) {
+  if (text.empty()) throw UsageError("--faults: empty (a profile name, 'none' for no faults, or a plan like 'at 10ms pause app-1 for 2s')");
+  if (protocols::is_profile(text)) return FaultsChoice{text, {}};
+  if (is_single_word(text)) {
+    throw UsageError(fmt::format("--faults: unknown profile '{}' (profiles: {}; or a plan like 'at 10ms pause app-1 for 2s')", text, join(profile_names())));
+  }
+  try {
+    FaultsChoice c{"", sim::FaultPlan::parse(text)};
+    if (c.plan.empty()) throw UsageError("--faults: the plan has no faults (use 'none' for no faults)");
+    return c;
+  } catch (const sim::FaultPlanError& e) {
+    throw UsageError(fmt::format("--faults: {}", e.what()));
+  }
+}
+
+std::vector<FaultsChoice> faults_list_flag(const std::string& text) {
+  if (text.empty()) throw UsageError("--faults: empty (all, profile names separated by commas, or a plan)");
+  // A plan has spaces ("at 1s crash db"); a list of profiles has none.
+  if (!is_single_word(text)) return {faults_flag(text)};
+  std::vector<FaultsChoice> out;
+  for (const std::string& name : list_flag("--faults", text, profile_names())) {
+    if (!protocols::is_profile(name)) throw UsageError(fmt::format("--faults: unknown profile '{}' (profiles: {}, or all)", name, join(profile_names())));
+    out.push_back(FaultsChoice{name, {}});
+  }
+  return out;
+}
+
+std::vector<std::string> properties_flag(const std::string& text) {
+  if (text.empty()) return properties::default_asserted();
+  std::vector<std::string> all;
+  for (const auto& p : properties::catalogue()) {
+    if (p.kind != properties::Kind::sometimes) all.push_back(p.name);
+  }
+  std::vector<std::string> names = list_flag("--properties", text, all);
+  for (const std::string& n : names) {
+    const properties::Property* p = properties::find_property(n);
+    if (p == nullptr) throw UsageError(fmt::format("--properties: unknown property '{}' (see oversim list properties)", n));
+    if (p->kind == properties::Kind::sometimes) throw UsageError(fmt::format("--properties: '{}' is a 'sometimes' property: it is counted, not asserted", n));
+  }
+  return names;
+}
+
+const protocols::Design& design_flag(const std::string& name) {
+  const protocols::Design* d = protocols::find_design(name);
+  if (d == nullptr) {
+    std::vector<std::string> known;
+    for (const auto* k : protocols::designs()) known.push_back(k->name);
+    throw UsageError(fmt::format("--variant: unknown variant '{}' (known: {})", name, join(known)));
+  }
+  return *d;
+}
+
+protocols::Workload to_workload(const WorkloadFlags& f) {
+  using sim::Duration;
+  protocols::Workload w;
+  w.buyers = static_cast<int>(integer_flag("--buyers", f.buyers, 0, 100'000));
+  w.stock = integer_flag("--stock", f.stock, 0, 1'000'000);
+  w.skus = static_cast<int>(integer_flag("--skus", f.skus, 1, 1000));
+  w.app_nodes = static_cast<int>(integer_flag("--apps", f.apps, 1, 64));
+  if (f.arrival == "burst") w.arrival = protocols::Arrival::burst;
+  else if (f.arrival == "poisson") w.arrival = protocols::Arrival::poisson;
+  else throw UsageError(fmt::format("--arrival: unknown arrival '{}' (expected burst or poisson)", f.arrival));
+  w.burst_window = duration_flag("--burst-window", f.burst_window, Duration::zero(), kMaxWorkloadSpan);
+  w.poisson_mean = duration_flag("--poisson-mean", f.poisson_mean, Duration::us(1), kMaxWorkloadSpan);
+  w.max_retries = static_cast<int>(integer_flag("--retries", f.retries, 0, 10));
+  w.double_click = ratio_flag("--double-click", f.double_click);
+  w.remote_call = duration_flag("--remote-call", f.remote_call, Duration::zero(), kMaxWorkloadSpan);
+  // Redis PX takes whole milliseconds.
+  w.lock_ttl = duration_flag("--lock-ttl", f.lock_ttl, Duration::ms(1), kMaxLease);
+  w.lock_wait = duration_flag("--lock-wait", f.lock_wait, Duration::zero(), kMaxLease);
+  w.gateway_timeout = duration_flag("--gateway-timeout", f.gateway_timeout, Duration::ms(1), kMaxLease);
+  w.replication_lag = duration_flag("--replication-lag", f.replication_lag, Duration::zero(), kMaxWorkloadSpan);
+  return w;
+}
+
+protocols::Scenario scenario_of(const std::string& variant, const FaultsChoice& faults, uint64_t seed, const WorkloadFlags& flags,
+                                const std::string& horizon) {
+  const protocols::Design& design = design_flag(variant);
+  protocols::Scenario s;
+  s.design = design.name;
+  s.workload = to_workload(flags);
+  s.seed = seed;
+  s.horizon = duration_flag("--horizon", horizon, sim::Duration::s(1), kMaxHorizon);
+  if (!faults.profile.empty()) {
+    s = protocols::apply_profile(faults.profile, s);
+  } else {
+    s.faults = faults.plan;
+  }
+  if (auto problem = protocols::scenario_problem(s, design)) throw UsageError(fmt::format("--faults: {}", *problem));
+  return s;
+}
+
+}  // namespace oversim::cli

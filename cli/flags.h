@@ -1,0 +1,74 @@
+// Flag values as the user typed them, turned into checked values. Every number, duration, seed
+// and list is parsed here with explicit limits, so a bad value is rejected with one line naming
+// the flag, the value and the limit, never wrapped, clamped or read as zero. CLI11 only splits
+// the command line; every option reaches this file as text.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "protocols/simulation.h"
+#include "sim/fault_plan.h"
+
+namespace oversim::cli {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Limits on what a flag may say (a design declares nothing larger; docs/guide.md lists them).
+inline constexpr uint64_t kMaxSeedsPerCommand = 1'000'000;
+inline constexpr sim::Duration kMaxHorizon = sim::Duration::s(720LL * 3600);  // 30 days
+inline constexpr sim::Duration kMaxWorkloadSpan = sim::Duration::s(3600);    // a latency, a call, a window
+inline constexpr sim::Duration kMaxLease = sim::Duration::s(720LL * 3600);   // a lock TTL or wait
+
+// The workload flags exactly as typed; defaults are the Workload defaults.
+struct WorkloadFlags {
+  WorkloadFlags();
+  std::string buyers, stock, skus, apps, arrival, burst_window, poisson_mean, retries, double_click, remote_call, lock_ttl, lock_wait,
+      gateway_timeout, replication_lag;
+};
+
+// A decimal integer in [lo, hi]: digits only (no sign, no spaces, not empty).
+uint64_t unsigned_flag(const char* flag, const std::string& text, uint64_t lo, uint64_t hi);
+int64_t integer_flag(const char* flag, const std::string& text, int64_t lo, int64_t hi);
+sim::Duration duration_flag(const char* flag, const std::string& text, sim::Duration lo, sim::Duration hi);
+sim::Ratio ratio_flag(const char* flag, const std::string& text);
+
+// A seed: 0..2^64-1.
+uint64_t seed_flag(const char* flag, const std::string& text);
+
+// `--seeds N` (with --first-seed) or `--seeds a..b`; both ends inclusive, never past 2^64-1.
+struct SeedRange {
+  uint64_t first = 1;
+  uint64_t count = 1;
+  uint64_t last() const { return first + (count - 1); }
+};
+SeedRange seeds_flag(const std::string& seeds, const std::string& first_seed, bool first_seed_given, uint64_t max_count = kMaxSeedsPerCommand);
+
+// A comma-separated list with no empty items; `all` expands to `everything`.
+std::vector<std::string> list_flag(const char* flag, const std::string& text, const std::vector<std::string>& everything);
+
+// --faults: a profile name, or a fault plan. Decided by parsing: a single word is a profile
+// name (no plan is one word), anything else must parse as a plan.
+struct FaultsChoice {
+  std::string profile;  // empty for a plan
+  sim::FaultPlan plan;
+  std::string label() const { return profile.empty() ? "plan" : profile; }
+};
+FaultsChoice faults_flag(const std::string& text);
+// --faults for commands that take several: `all`, a comma list of profiles, or one plan.
+std::vector<FaultsChoice> faults_list_flag(const std::string& text);
+
+std::vector<std::string> properties_flag(const std::string& text);
+const protocols::Design& design_flag(const std::string& name);
+
+protocols::Workload to_workload(const WorkloadFlags& flags);
+// The scenario a command runs for one seed, checked: the profile (if any) applied, the plan
+// validated against this sale's nodes and the horizon.
+protocols::Scenario scenario_of(const std::string& variant, const FaultsChoice& faults, uint64_t seed, const WorkloadFlags& flags,
+                                const std::string& horizon);
+
+}  // namespace oversim::cli
