@@ -112,7 +112,11 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
     s.workload.lock_wait = std::max(s.workload.lock_wait, Duration::s(10));
     s.workload.gateway_timeout = std::max(s.workload.gateway_timeout, Duration::s(15));
     s.workload.replication_lag = std::max(s.workload.replication_lag, Duration::s(1));
-    plan = profile == "failover" ? failover(p, s.workload) : partition(p, s.workload);
+    if (profile == "failover") {
+      plan = failover(p, s.workload);
+    } else {
+      plan = partition(p, s.workload);
+    }
   } else if (profile == "clock-jump") {
     plan = clock_jump(p, w);
   } else if (profile == "slow-rpc") {

@@ -78,9 +78,14 @@ TEST(Prng, ChanceIsAnIntegerRatio) {
 
 TEST(Prng, ForkedStreamsAreIndependentAndDeterministic) {
   Prng a(9), b(9);
-  Prng fa = a.fork(), fb = b.fork();
-  EXPECT_EQ(fa.next(), fb.next());
-  EXPECT_NE(fa.next(), a.next());
+  Prng fa = a.fork();
+  Prng fb = b.fork();
+  const uint64_t from_fa = fa.next();
+  const uint64_t from_fb = fb.next();
+  EXPECT_EQ(from_fa, from_fb);
+  const uint64_t fa_again = fa.next();
+  const uint64_t a_again = a.next();
+  EXPECT_NE(fa_again, a_again);
 }
 
 }  // namespace
