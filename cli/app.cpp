@@ -45,6 +45,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
                                  "oversim: a deterministic simulation testbed for anti-oversell (flash sale) designs.\n"
                                  "With no command it runs `compare`: every design against every fault profile.",
                                  "oversim")) {
+  set_defaults();
   CLI::App& app = *app_;
   app.set_version_flag("--version", std::string("oversim ") + OVERSIM_VERSION);
   app.require_subcommand(0, 1);
@@ -73,14 +74,12 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   check_cmd_->callback([this, check_first] { check_.sweep.first_seed_given = check_first->count() > 0; });
 
   compare_cmd_ = app.add_subcommand("compare", "Every design against every fault profile, as a table");
-  compare_.sweep.seeds = "20";
   compare_cmd_->add_option("--variants", compare_.variants, "Designs to include, comma separated, or all")->capture_default_str();
   compare_cmd_->add_option("--faults", compare_.faults, "Profiles to include, comma separated, or all; or one fault plan")->capture_default_str();
   CLI::Option* compare_first = add_sweep_options(compare_cmd_, compare_.sweep, "Seeds per cell (1..100000), or a range a..b");
   compare_cmd_->callback([this, compare_first] { compare_.sweep.first_seed_given = compare_first->count() > 0; });
 
   hash_cmd_ = app.add_subcommand("hash", "One line per run (design, profile, seed, run hash, violated properties, plan): diff two builds");
-  hash_.sweep.seeds = "1..20";
   hash_cmd_->add_option("--variant,--variants", hash_.variants, "Designs, comma separated, or all")->capture_default_str();
   hash_cmd_->add_option("--faults", hash_.faults, "Profiles, comma separated, or all; or one fault plan")->capture_default_str();
   CLI::Option* hash_first = add_sweep_options(hash_cmd_, hash_.sweep, "Seeds: a range a..b, or a count with --first-seed");
@@ -97,6 +96,19 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
 
 CommandLine::~CommandLine() = default;
 
+void CommandLine::set_defaults() {
+  // Assigned in place: CLI11 holds references to these members.
+  check_determinism_ = false;
+  list_what_.clear();
+  run_ = RunFlags{};
+  check_ = CheckFlags{};
+  compare_ = CompareFlags{};
+  compare_.sweep.seeds = "20";
+  hash_ = HashFlags{};
+  hash_.sweep.seeds = "1..20";
+  demo_ = DemoFlags{};
+}
+
 std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
   try {
     app_->parse(argc, argv);
@@ -111,6 +123,7 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
 void CommandLine::parse_or_throw(std::vector<std::string> args) {
   // CLI11 takes a reversed vector and consumes it.
   std::reverse(args.begin(), args.end());
+  set_defaults();
   try {
     app_->parse(args);
   } catch (const CLI::ParseError& e) {

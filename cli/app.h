@@ -25,7 +25,8 @@ class CommandLine {
   // --help or --version, 2 after a usage error, printed as one line on stderr); nullopt when a
   // command is ready to run.
   std::optional<int> parse(int argc, const char* const* argv);
-  // Parses `args` (no program name); throws UsageError on anything CLI11 rejects.
+  // Parses `args` (no program name); throws UsageError on anything CLI11 rejects. May be called
+  // again: every flag returns to its default first, so one parse never leaks into the next.
   void parse_or_throw(std::vector<std::string> args);
   // Runs the parsed command: 0 holds, 1 violated, 2 bad input (UsageError is printed here), 3 internal error.
   int execute();
@@ -35,6 +36,7 @@ class CommandLine {
   const RunFlags& run_flags() const { return run_; }
 
  private:
+  void set_defaults();
   std::unique_ptr<CLI::App> app_;
   CLI::App* list_cmd_ = nullptr;
   CLI::App* run_cmd_ = nullptr;

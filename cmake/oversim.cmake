@@ -11,6 +11,14 @@ if(OVERSIM_SANITIZE)
   set(OVERSIM_SAN_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
   add_compile_options(${OVERSIM_SAN_FLAGS})
   add_link_options(${OVERSIM_SAN_FLAGS})
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    # sim/asan_fibers.cpp interposes __asan_handle_no_return, which needs the runtime as a
+    # shared library (g++ links libasan.so; clang++ links it statically unless told).
+    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libclang_rt.asan-x86_64.so
+                    OUTPUT_VARIABLE OVERSIM_ASAN_SO OUTPUT_STRIP_TRAILING_WHITESPACE)
+    get_filename_component(OVERSIM_ASAN_DIR "${OVERSIM_ASAN_SO}" DIRECTORY)
+    add_link_options(-shared-libsan -Wl,-rpath,${OVERSIM_ASAN_DIR})
+  endif()
   add_compile_definitions(OVERSIM_SANITIZE=1)
 endif()
 

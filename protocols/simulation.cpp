@@ -1,5 +1,6 @@
 #include "protocols/simulation.h"
 
+#include <algorithm>
 #include <memory>
 
 #include <fmt/format.h>
@@ -114,6 +115,29 @@ BuyResult BuyContext::outcome(BuyResult r) {
 
 // ---- Simulation
 
+namespace {
+// The deployments a sale builds, shared by the constructor and node_names() so the two cannot
+// disagree.
+std::string app_name(int i) { return fmt::format("app-{}", i); }
+std::string sku_name(int i) { return fmt::format("sku{}", i); }
+
+redis::RedisConfig redis_config(const Workload& w) {
+  redis::RedisConfig rc;
+  rc.servers = 2;  // redis-1 primary, redis-2 replica, plus a sentinel
+  rc.replication_lag = w.replication_lag;
+  return rc;
+}
+
+db::DbServerConfig db_config(const Design& design, const Workload& w) {
+  db::DbServerConfig dc;
+  dc.schema.unique_user_sku_activity = design.schema.unique_user_sku_activity;
+  dc.schema.unique_request_id = design.schema.unique_request_id;
+  dc.schema.defer_deadlock_detection = true;
+  for (int s = 1; s <= w.skus; ++s) dc.stock[sku_name(s)] = w.stock;
+  return dc;
+}
+}  // namespace
+
 Simulation::Simulation(const Scenario& scenario, const Design& design) : scenario_(scenario), design_(design) {
   const Workload& w = scenario_.workload;
   sim::WorldConfig config;
@@ -121,27 +145,24 @@ Simulation::Simulation(const Scenario& scenario, const Design& design) : scenari
   config.horizon = scenario_.horizon;
   config.keep_trace = scenario_.keep_trace;
   world_ = std::make_unique<sim::World>(config);
-  for (int i = 1; i <= w.app_nodes; ++i) apps_.push_back(&world_->add_node(fmt::format("app-{}", i)));
-
-  redis::RedisConfig rc;
-  rc.servers = 2;  // redis-1 primary, redis-2 replica, plus a sentinel
-  rc.replication_lag = w.replication_lag;
-  redis_ = std::make_unique<redis::RedisDeployment>(*world_, rc);
-
-  db::DbServerConfig dc;
-  dc.schema.unique_user_sku_activity = design_.schema.unique_user_sku_activity;
-  dc.schema.unique_request_id = design_.schema.unique_request_id;
-  dc.schema.defer_deadlock_detection = true;
-  for (int s = 1; s <= w.skus; ++s) {
-    skus_.push_back(fmt::format("sku{}", s));
-    dc.stock[skus_.back()] = w.stock;
-  }
+  for (int i = 1; i <= w.app_nodes; ++i) apps_.push_back(&world_->add_node(app_name(i)));
+  redis_ = std::make_unique<redis::RedisDeployment>(*world_, redis_config(w));
+  const db::DbServerConfig dc = db_config(design_, w);
+  for (int s = 1; s <= w.skus; ++s) skus_.push_back(sku_name(s));  // numeric order: sku2 before sku10
   db_ = std::make_unique<db::DbServer>(*world_, dc);
   for (sim::Node* app : apps_) {
     db::DbPoolConfig pc;
     pc.acquire_timeout = Duration::s(2);
     pools_.push_back(std::make_unique<db::DbPool>(*world_, *app, pc));
   }
+}
+
+std::vector<std::string> Simulation::node_names(const Scenario& scenario, const Design& design) {
+  std::vector<std::string> names;
+  for (int i = 1; i <= scenario.workload.app_nodes; ++i) names.push_back(app_name(i));
+  for (std::string& n : redis::RedisDeployment::node_names(redis_config(scenario.workload))) names.push_back(std::move(n));
+  names.push_back(db_config(design, scenario.workload).node);
+  return names;
 }
 
 Simulation::~Simulation() = default;
@@ -161,14 +182,12 @@ std::optional<std::string> scenario_problem(const Scenario& s, const Design& des
                        sim::format_duration(s.faults.settled_at()), sim::format_duration(s.settle), sim::format_duration(needed),
                        sim::format_duration(s.horizon));
   }
-  Scenario probe = s;
-  probe.keep_trace = false;
-  Simulation sale(probe, design);
+  const std::vector<std::string> nodes = Simulation::node_names(s, design);
   std::string known;
-  for (const auto& n : sale.world().nodes()) known += fmt::format("{}{}", known.empty() ? "" : ", ", n->name());
+  for (const std::string& n : nodes) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
   for (const sim::Fault& f : s.faults.faults) {
     for (const std::string& n : sim::named_nodes(f)) {
-      if (sale.world().find_node(n) == nullptr) return fmt::format("fault '{}' names unknown node '{}' (nodes: {})", sim::to_string(f), n, known);
+      if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) return fmt::format("fault '{}' names unknown node '{}' (nodes: {})", sim::to_string(f), n, known);
     }
   }
   return std::nullopt;

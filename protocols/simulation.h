@@ -119,6 +119,9 @@ class Simulation {
   int64_t initial_stock(const std::string& sku) const;
   uint64_t next_token() { return ++tokens_; }
 
+  // The nodes a sale of `scenario` has, in the order it adds them (what fault plans may name).
+  static std::vector<std::string> node_names(const Scenario& scenario, const Design& design);
+
   // Runs the sale to completion (or the horizon). Call once.
   sim::RunOutcome run();
 
@@ -141,9 +144,10 @@ class Simulation {
 };
 
 // Why `scenario` cannot run as asked, or nullopt: an invalid plan, a fault naming a node this
-// sale does not have (the sale is built to find out, so the list always matches), a fault at or
+// sale does not have, a fault at or
 // after the horizon (it would never fire, and the run would claim what it never tested), or a
 // plan that settles too late to leave the quiet time the "eventually" checks need.
+// Cheap: it builds nothing (Simulation::node_names gives the topology).
 std::optional<std::string> scenario_problem(const Scenario& scenario, const Design& design);
 
 // Exponential inter-arrival gaps from integer draws (a 64-bucket table of -ln(u)).

@@ -2,7 +2,7 @@
 # Installs the Debian packages oversim builds with, skipping the ones already present.
 set -euo pipefail
 packages=(
-  g++ cmake ninja-build
+  g++ clang libclang-rt-14-dev cmake ninja-build
   libboost-fiber-dev libboost-context-dev
   librapidcheck-dev libgtest-dev libgmock-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev

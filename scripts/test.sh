@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
-# Quick start, step two: build and run the whole test suite through ctest, twice: the Release
-# build (./build) and the ASan+UBSan build (./build-asan). Determinism tests run in both.
+# Quick start, step two: build and run the whole test suite through ctest in three builds, then
+# check that they agree and fuzz briefly:
+#   1. Release with g++ (./build)
+#   2. Release with clang++ (./build-clang)
+#   3. every design x every profile x 200 seeds hashed by both builds and diffed (same seed,
+#      same run, whatever the compiler)
+#   4. ASan+UBSan with clang++ (./build-asan), which also builds the libFuzzer targets
+#   5. each fuzz target for OVERSIM_FUZZ_SECONDS (default 60) from the checked-in corpus
+# The golden-fingerprint and determinism tests run in every build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --workflow --preset release
+cmake --workflow --preset clang
+./scripts/cross-compiler-check.sh build/oversim build-clang/oversim 1..200
 cmake --workflow --preset asan
+./scripts/fuzz.sh "${OVERSIM_FUZZ_SECONDS:-60}" build-asan

@@ -172,7 +172,13 @@ RC_GTEST_PROP(FaultPlanProperty, PrintThenParseIsIdentity, ()) {
       case FaultKind::pause:
       case FaultKind::hold:
       case FaultKind::delay_next: f.length = *duration; break;
-      case FaultKind::clock_jump: f.length = *duration * (*rc::gen::arbitrary<bool>() ? 1 : -1); break;
+      case FaultKind::clock_jump: {
+        const bool zero = *rc::gen::inRange(0, 8) == 0;  // a zero jump prints as "+0"
+        const bool backwards = *rc::gen::arbitrary<bool>();
+        const Duration length = *duration;
+        f.length = zero ? Duration::zero() : backwards ? -length : length;
+        break;
+      }
       case FaultKind::clock_drift: f.drift_ppm = *rc::gen::inRange<int64_t>(-999999, 1000000); break;
       default: break;
     }

@@ -49,14 +49,15 @@ namespace {
 enum class ParseStatus : uint8_t { ok, syntax, too_large };
 
 ParseStatus parse_duration_status(std::string_view text, Duration& out) {
-  if (text == "0") {
-    out = Duration::zero();
-    return ParseStatus::ok;
-  }
   bool negative = false;
   if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
     negative = text.front() == '-';
     text.remove_prefix(1);
+  }
+  // A bare zero needs no unit, signed or not: a clock jump of zero prints as "+0".
+  if (text == "0") {
+    out = Duration::zero();
+    return ParseStatus::ok;
   }
   // Digits must follow: from_chars would accept a second sign ("+-5s", "--5s").
   if (text.empty() || text.front() < '0' || text.front() > '9') return ParseStatus::syntax;

@@ -94,7 +94,7 @@ std::string format_duration(Duration d);
 std::string format_span(Duration d);
 // Seconds with microsecond precision and a fixed width, for aligned timelines: "   1.502000s".
 std::string format_instant(Instant t);
-// Parses "[+|-]<digits><unit>" with unit ns|us|ms|s|m; a bare "0" is zero. One sign at most,
+// Parses "[+|-]<digits><unit>" with unit ns|us|ms|s|m|h; a bare "0" (or "+0", "-0") is zero. One sign at most,
 // then digits only. nullopt on anything else, and on magnitudes above Duration::max().
 std::optional<Duration> parse_duration(std::string_view text);
 // The same, with a range: nullopt when the text does not parse; otherwise `error` says why the

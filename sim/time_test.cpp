@@ -50,6 +50,16 @@ TEST(Time, ParseTakesOneSignAtMost) {
   EXPECT_EQ(parse_duration("3h"), 10800_s);
 }
 
+// Found by the fault-plan fuzzer: "-000ms" parsed as zero, a zero clock jump printed as "+0",
+// and "+0" did not parse back.
+TEST(Time, ASignedZeroParses) {
+  EXPECT_EQ(parse_duration("+0"), Duration::zero());
+  EXPECT_EQ(parse_duration("-0"), Duration::zero());
+  EXPECT_EQ(parse_duration("-000ms"), Duration::zero());
+  EXPECT_FALSE(parse_duration("+"));
+  EXPECT_FALSE(parse_duration("+-0"));
+}
+
 TEST(Time, ParseRejectsMagnitudesPastTheLargestDuration) {
   const int64_t max_s = Duration::max().count_ns() / 1'000'000'000;
   EXPECT_EQ(parse_duration(fmt::format("{}s", max_s)), Duration::s(max_s));

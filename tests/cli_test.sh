@@ -59,6 +59,69 @@ expect 2 "--trace: unknown format 'xml'" run --variant article_recipe --trace xm
 expect 2 "The following argument was not expected: --bogus" run --variant article_recipe --bogus
 expect 2 "--seeds" check --variant article_recipe --seeds 0
 
+# Hostile input (each once accepted, run as something else, or crashed): exit 2, one line naming it.
+v="--variant article_recipe"
+expect 2 "--seed: '-1' is not a seed (an integer 0..18446744073709551615)" run $v --seed -1
+expect 2 "--seed: 18446744073709551616 is out of range (0..18446744073709551615)" run $v --seed 18446744073709551616
+expect 2 "--seed: '' is not a seed" run $v --seed ''
+expect 2 "--buyers: '' is not a number (an integer 0..100000)" run $v --buyers ''
+expect 2 "--stock: '' is not a number (an integer 0..1000000)" run $v --stock ''
+expect 2 "--stock: '+3' is not a number" run $v --stock +3
+expect 2 "--apps: '2x' is not a number" run $v --apps 2x
+expect 2 "--jobs: '-1' is not a number (an integer 1..256)" check $v --jobs -1
+expect 2 "--first-seed 18446744073709551615 with --seeds 2 runs past the last seed, 18446744073709551615" check $v --first-seed 18446744073709551615 --seeds 2
+expect 2 "--seeds: '5..3' ends before it starts" check $v --seeds 5..3
+expect 2 "--seeds: '1..3' is a range; it cannot be combined with --first-seed" check $v --seeds 1..3 --first-seed 4
+expect 2 "--seeds: '0..18446744073709551615' has more than 1000000 seeds" hash --seeds 0..18446744073709551615
+expect 2 "--seeds: '' is not a seed" hash --seeds ..
+expect 2 "--lock-ttl: '+-9999999999s' is not a duration" run $v --lock-ttl +-9999999999s
+expect 2 "--lock-ttl: '--5s' is not a duration" run $v --lock-ttl --5s
+expect 2 "--lock-ttl: '721h' is out of range (1ms..720h)" run $v --lock-ttl 721h
+expect 2 "--remote-call: '-5ms' is out of range (0..1h)" run $v --remote-call -5ms
+expect 2 "--lock-ttl: '99999999999999999999s' is out of range (1ms..720h)" run $v --lock-ttl 99999999999999999999s
+expect 2 "--horizon: '0' is out of range (1s..720h)" run $v --horizon 0
+expect 2 "--double-click: '1/0' is not a ratio" run $v --double-click 1/0
+expect 2 "--double-click: '-1/4' is not a ratio" run $v --double-click -1/4
+expect 2 "bad fault 'at +-200002208m crash db': '+-200002208m' is not a duration" run $v --faults 'at +-200002208m crash db'
+expect 2 "bad fault 'at 1s pause app-1 for --5s': '--5s' is not a duration" run $v --faults 'at 1s pause app-1 for --5s'
+expect 2 "fault 'at 700s crash db' comes at or after the run's horizon of 10m" run $v --faults 'at 700s crash db'
+expect 2 "the plan settles at 598s; with the 5s quiet time" run $v --faults 'at 1s pause app-1 for 597s'
+expect 0 - run $v --faults 'at 700s crash db; at 701s restart db' --horizon 20m --trace none
+expect 2 "'app-1' is on both sides: a node cannot be partitioned from itself" run $v --faults 'at 1s partition app-1 | app-1,db'
+expect 2 "a link from 'db' to itself carries no messages" run $v --faults 'at 1s cut db -> db'
+expect 2 "a link from 'app-1' to itself carries no messages" run $v --faults 'at 1s delay-next app-1 -> app-1 by 1s'
+expect 2 "',db' has an empty node name" run $v --faults 'at 1s partition ,db | app-1'
+expect 2 "the clock jumps on 'db' add up to more than 87600h" run $v --faults "$(for i in $(seq 130); do printf 'at 1s clock-jump db -720h; '; done)"
+expect 2 "--faults: empty" run $v --faults ''
+expect 2 "--faults: the plan has no faults (use 'none' for no faults)" run $v --faults '# nothing'
+expect 2 "--variants: ',' has an empty name" compare --variants ,
+expect 2 "--variants: 'article_recipe,,db_for_update' has an empty name" compare --variants article_recipe,,db_for_update
+expect 2 "--faults: ',' has an empty name" compare --faults ,
+expect 2 "--variants: 'article_recipe,article_recipe' names 'article_recipe' twice" hash --variants article_recipe,article_recipe
+expect 2 "--properties: ',' has an empty name" check $v --properties ,
+expect 2 "fault 'at 1s crash nope' names unknown node 'nope' (nodes: stock, app-1, app-2, app-3)" demo --faults 'at 1s crash nope' --check-determinism
+expect 2 "the demo takes a plan or 'none', not a profile ('gc-pause')" demo --faults gc-pause
+# A plan separated by tabs is a plan (decided by parsing, not by looking for a space).
+expect 0 - run $v --faults "$(printf 'at\t1s\tcrash\tdb;\tat\t2s\trestart\tdb')" --trace none
+expect 1 - run --variant redis_lock_read_modify_write --faults "$(printf 'at\t23ms\tpause\tapp-1\tfor\t1493ms')" --seed 2 --buyers 2 --stock 1 --apps 1 --trace none
+
+# Which property failed, not only the status.
+out=$("$oversim" run --variant redis_lock_read_modify_write --seed 2 --faults 'at 23ms pause app-1 for 1493ms' --buyers 2 --stock 1 --apps 1 --trace none)
+if ! printf '%s\n' "$out" | grep -q '^no_oversell .*yes .*VIOLATED'; then echo "FAIL: the gc-pause classic does not report no_oversell VIOLATED: $out"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+# The reproduce line is a command the parser accepts, and it replays the same run.
+line=$(printf '%s\n' "$out" | sed -n 's/^reproduce: oversim //p')
+h1=$(printf '%s\n' "$out" | sed -n 's/.*trace hash \([0-9a-f]*\).*/\1/p')
+h2=$(eval "\"\$oversim\" $line --trace none" | sed -n 's/.*trace hash \([0-9a-f]*\).*/\1/p')
+if [ -z "$h1" ] || [ "$h1" != "$h2" ]; then echo "FAIL: the reproduce line '$line' gave hash '$h2', not '$h1'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+
+# `hash`: one tab-separated fingerprint per run, in order, equal to what `run` reports.
+hash_lines=$("$oversim" hash --variants article_recipe,redis_lock_read_modify_write --faults none,gc-pause --seeds 4..5)
+if [ "$(printf '%s\n' "$hash_lines" | wc -l)" != 8 ] || [ "$(printf '%s\n' "$hash_lines" | cut -f1-3 | head -3 | tr '\t\n' ' ;')" != "article_recipe none 4;article_recipe none 5;article_recipe gc-pause 4;" ]; then
+  echo "FAIL: hash output is not 8 ordered lines: $hash_lines"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+run_hash=$("$oversim" run --variant redis_lock_read_modify_write --faults gc-pause --seed 5 --trace none | sed -n 's/.*trace hash \([0-9a-f]*\).*/\1/p')
+if [ "$(printf '%s\n' "$hash_lines" | awk -F'\t' '$1=="redis_lock_read_modify_write" && $2=="gc-pause" && $3==5 {print $4}')" != "$run_hash" ]; then
+  echo "FAIL: hash and run disagree on redis_lock_read_modify_write gc-pause seed 5 ($run_hash)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+
 # Determinism across processes: the same seed, the same hash, twice.
 hash_of() { "$oversim" run "$@" --trace none | sed -n 's/.*trace hash \([0-9a-f]*\).*/\1/p'; }
 a=$(hash_of --variant redis_lock_conditional --faults chaos --seed 7)

@@ -16,16 +16,23 @@ ServerOptions RedisConfig::server_options() const {
   return o;
 }
 
+std::vector<std::string> RedisDeployment::node_names(const RedisConfig& config) {
+  std::vector<std::string> names;
+  for (uint32_t i = 1; i <= config.servers; ++i) names.push_back(fmt::format("redis-{}", i));
+  if (config.servers > 1) names.push_back("sentinel");
+  return names;
+}
+
 RedisDeployment::RedisDeployment(sim::World& world, RedisConfig config) : world_(world), config_(config) {
   if (config_.servers == 0) throw sim::SimError("a Redis deployment needs at least one server");
-  std::vector<std::string> names;
+  const std::vector<std::string> all = node_names(config_);
+  const std::vector<std::string> names(all.begin(), all.begin() + config_.servers);
   for (uint32_t i = 1; i <= config_.servers; ++i) {
-    names.push_back(fmt::format("redis-{}", i));
-    sim::Node& node = world_.add_node(names.back());
+    sim::Node& node = world_.add_node(names[i - 1]);
     servers_.push_back(std::make_unique<RedisServer>(world_, node, config_.server_options(), i == 1 ? "" : names.front()));
   }
   if (config_.servers > 1) {
-    sim::Node& node = world_.add_node("sentinel");
+    sim::Node& node = world_.add_node(all.back());
     sentinel_ = std::make_unique<Sentinel>(world_, node, names, names.front(),
                                            SentinelOptions{config_.sentinel_period, config_.down_after});
   }

@@ -34,6 +34,8 @@ struct RedisConfig {
 class RedisDeployment {
  public:
   RedisDeployment(sim::World& world, RedisConfig config);
+  // The nodes a deployment with `config` adds, in the order it adds them.
+  static std::vector<std::string> node_names(const RedisConfig& config);
 
   const RedisConfig& config() const { return config_; }
   size_t size() const { return servers_.size(); }
