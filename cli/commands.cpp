@@ -259,6 +259,7 @@ int hash_command(const HashFlags& f) {
   if (static_cast<double>(variants.size()) * static_cast<double>(faults.size()) * static_cast<double>(seeds.count) > 10'000'000.0) {
     throw UsageError("--seeds: more than 10,000,000 runs in one hash command");
   }
+  const protocols::Workload workload = to_workload(f.sweep.workload);
   std::vector<properties::LabelledScenario> runs;
   for (const std::string& v : variants) {
     for (const FaultsChoice& fc : faults) {
@@ -268,7 +269,8 @@ int hash_command(const HashFlags& f) {
         Scenario s = base;
         s.seed = seeds.first + i;
         if (!fc.profile.empty()) {
-          s.workload = to_workload(f.sweep.workload);
+          // The profile draws this seed's plan (and any widening) from the workload as typed.
+          s.workload = workload;
           s = protocols::apply_profile(fc.profile, s);
         }
         s.keep_trace = false;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quick start, step one: install what is missing (Debian 12), build Release into ./build, and
 # run the main job on its built-in default. Safe to run again: it installs nothing twice.
-#   sudo ./scripts/quickstart.sh            (or as root)
+#   ./scripts/quickstart.sh                 (as root; or sudo ./scripts/quickstart.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh

@@ -95,7 +95,7 @@ TEST(Classics, ReleasingByPlainDelDeletesTheNextHoldersLockAndOversells) {
   EXPECT_FALSE(token.result("no_oversell").violated);
 }
 
-// oversim run --variant read_modify_write --seed 1 --faults '' --buyers 2 --stock 1 --apps 1
+// oversim run --variant read_modify_write --seed 1 --faults none --buyers 2 --stock 1 --apps 1
 TEST(Classics, WithoutALockTwoBuyersReadTheLastUnitAndBothWriteOneLess) {
   const RunResult r = properties::run_checked(scenario("read_modify_write", 1, "", 2, 1, 1));
   ASSERT_TRUE(r.result("no_oversell").violated);
