@@ -82,7 +82,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   hash_cmd_ = app.add_subcommand("hash", "One line per run (design, profile, seed, run hash, violated properties, plan): diff two builds");
   hash_cmd_->add_option("--variant,--variants", hash_.variants, "Designs, comma separated, or all")->capture_default_str();
   hash_cmd_->add_option("--faults", hash_.faults, "Profiles, comma separated, or all; or one fault plan")->capture_default_str();
-  CLI::Option* hash_first = add_sweep_options(hash_cmd_, hash_.sweep, "Seeds: a range a..b, or a count with --first-seed");
+  CLI::Option* hash_first = add_sweep_options(hash_cmd_, hash_.sweep, "Number of seeds (with --first-seed), or a range a..b");
   hash_cmd_->callback([this, hash_first] { hash_.sweep.first_seed_given = hash_first->count() > 0; });
 
   demo_cmd_ = app.add_subcommand("demo", "The kernel demo: buyers read-then-write a stock counter over RPC, with a GC pause");
@@ -105,7 +105,7 @@ void CommandLine::set_defaults() {
   compare_ = CompareFlags{};
   compare_.sweep.seeds = "20";
   hash_ = HashFlags{};
-  hash_.sweep.seeds = "1..20";
+  hash_.sweep.seeds = "20";
   demo_ = DemoFlags{};
 }
 

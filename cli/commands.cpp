@@ -30,6 +30,26 @@ std::vector<std::string> design_names() {
   return out;
 }
 
+// Every seed's scenario must be runnable as asked, not only the first: a profile draws a plan
+// per seed, and a plan with a fault past the horizon would count as "held" under a fault that
+// never happened.
+void check_every_seed(const std::string& variant, const FaultsChoice& faults, const SeedRange& seeds, const WorkloadFlags& flags,
+                      const std::string& horizon) {
+  const Scenario base = scenario_of(variant, faults, seeds.first, flags, horizon);
+  if (faults.profile.empty()) return;  // one plan for every seed: checked above
+  const protocols::Design& design = design_flag(variant);
+  Scenario typed = base;
+  typed.workload = to_workload(flags);
+  for (uint64_t i = 1; i < seeds.count; ++i) {
+    Scenario s = typed;
+    s.seed = seeds.first + i;
+    s = profile_scenario(faults.profile, s);
+    if (auto problem = protocols::scenario_problem(s, design)) {
+      throw UsageError(fmt::format("--faults: {} for seed {}: {}", faults.profile, s.seed, *problem));
+    }
+  }
+}
+
 std::vector<std::string> variants_flag(const std::string& text) {
   std::vector<std::string> names = list_flag("--variants", text, design_names());
   for (const std::string& v : names) design_flag(v);
@@ -129,7 +149,7 @@ int run_command(const RunFlags& f) {
   print_results(r);
   fmt::print("\n");
   print_verdicts(r, asserted);
-  fmt::print("\nreproduce: {}\n", properties::reproduce_command(s));
+  fmt::print("\nreproduce: {}\n", properties::reproduce_command(s, asserted));
   return r.violates(asserted) ? 1 : 0;
 }
 
@@ -141,6 +161,7 @@ int check_command(const CheckFlags& f) {
   properties::SweepOptions opt;
   opt.base = scenario_of(f.variant, faults, seeds.first, f.sweep.workload, f.sweep.horizon);
   opt.profile = faults.profile;
+  check_every_seed(f.variant, faults, seeds, f.sweep.workload, f.sweep.horizon);
   opt.first_seed = seeds.first;
   opt.seeds = seeds.count;
   opt.jobs = jobs;
@@ -189,7 +210,7 @@ int check_command(const CheckFlags& f) {
     if (pr.violated) fmt::print("{} violated at {} step {}: {}\n", name, sim::format_instant(pr.violation->at), pr.violation->step, pr.violation->witness);
   }
   fmt::print("\nthe events that matter:\n{}", sim::render_text(properties::cut_trace(shown_run.events)));
-  fmt::print("\nreproduce: {}\n", properties::reproduce_command(shown));
+  fmt::print("\nreproduce: {}\n", properties::reproduce_command(shown, asserted));
   return 1;
 }
 
@@ -202,9 +223,7 @@ int compare_command(const CompareFlags& f) {
   std::vector<Scenario> bases;
   for (const FaultsChoice& fc : faults) bases.push_back(scenario_of(variants.front(), fc, seeds.first, f.sweep.workload, f.sweep.horizon));
   for (const std::string& v : variants) {
-    for (const FaultsChoice& fc : faults) {
-      if (fc.profile.empty()) scenario_of(v, fc, seeds.first, f.sweep.workload, f.sweep.horizon);
-    }
+    for (const FaultsChoice& fc : faults) check_every_seed(v, fc, seeds, f.sweep.workload, f.sweep.horizon);
   }
   const protocols::Workload w = to_workload(f.sweep.workload);
   fmt::print("oversim compare: {} seeds per cell (seeds {}..{}), {} jobs\nworkload: {}\n", seeds.count, seeds.first, seeds.last(), jobs, describe_workload(w));
@@ -238,14 +257,16 @@ int compare_command(const CompareFlags& f) {
         const int64_t n = sw.counts[c].violated;
         fmt::print(" {:>9}", n == 0 ? std::string(".") : std::to_string(n));
       }
-      const double seconds = static_cast<double>(sw.sale_time.count_ns()) / 1e9;
+      const double seconds = sw.sale_seconds;
       fmt::print(" {:>9.1f} {:>9}\n", seconds > 0 ? static_cast<double>(sw.acks) / seconds : 0.0, sim::format_span(properties::percentile(sw.latencies, 99)));
       for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
       internal_error |= !sw.errors.empty();
       std::fflush(stdout);
     }
   }
-  fmt::print("\nInspect a cell: oversim check --variant <variant> --faults <profile> --seeds {}\n", seeds.count);
+  fmt::print("\nInspect a cell: oversim check --variant <variant> --faults {} --seeds {}..{}{}\n",
+             faults.size() == 1 && faults[0].profile.empty() ? fmt::format("'{}'", faults[0].plan.to_string()) : "<profile>", seeds.first, seeds.last(),
+             properties::scenario_flags(bases.front()));
   // compare is a report on many designs, most of them unsafe on purpose: violations are its
   // content, not a failure. Use `check` to assert.
   return internal_error ? 3 : 0;
@@ -256,22 +277,24 @@ int hash_command(const HashFlags& f) {
   const unsigned jobs = jobs_flag(f.sweep.jobs);
   const std::vector<std::string> variants = variants_flag(f.variants);
   const std::vector<FaultsChoice> faults = faults_list_flag(f.faults);
-  if (static_cast<double>(variants.size()) * static_cast<double>(faults.size()) * static_cast<double>(seeds.count) > 10'000'000.0) {
-    throw UsageError("--seeds: more than 10,000,000 runs in one hash command");
+  if (static_cast<double>(variants.size()) * static_cast<double>(faults.size()) * static_cast<double>(seeds.count) > static_cast<double>(kMaxSeedsPerCommand)) {
+    throw UsageError(fmt::format("--seeds: more than {} runs in one hash command", kMaxSeedsPerCommand));
   }
   const protocols::Workload workload = to_workload(f.sweep.workload);
   std::vector<properties::LabelledScenario> runs;
   for (const std::string& v : variants) {
     for (const FaultsChoice& fc : faults) {
-      // Validate once per cell; a profile's per-seed plans are built by oversim itself.
-      Scenario base = scenario_of(v, fc, seeds.first, f.sweep.workload, f.sweep.horizon);
+      const Scenario base = scenario_of(v, fc, seeds.first, f.sweep.workload, f.sweep.horizon);
       for (uint64_t i = 0; i < seeds.count; ++i) {
         Scenario s = base;
         s.seed = seeds.first + i;
         if (!fc.profile.empty()) {
           // The profile draws this seed's plan (and any widening) from the workload as typed.
           s.workload = workload;
-          s = protocols::apply_profile(fc.profile, s);
+          s = profile_scenario(fc.profile, s);
+          if (auto problem = protocols::scenario_problem(s, design_flag(v))) {
+            throw UsageError(fmt::format("--faults: {} for seed {}: {}", fc.profile, s.seed, *problem));
+          }
         }
         s.keep_trace = false;
         runs.push_back(properties::LabelledScenario{fc.label(), std::move(s)});

@@ -202,12 +202,23 @@ protocols::Workload to_workload(const WorkloadFlags& f) {
   w.max_retries = static_cast<int>(integer_flag("--retries", f.retries, 0, 10));
   w.double_click = ratio_flag("--double-click", f.double_click);
   w.remote_call = duration_flag("--remote-call", f.remote_call, Duration::zero(), kMaxWorkloadSpan);
-  // Redis PX takes whole milliseconds.
+  // Redis PX takes whole milliseconds: 1500us would silently become PX 1.
   w.lock_ttl = duration_flag("--lock-ttl", f.lock_ttl, Duration::ms(1), kMaxLease);
+  if (w.lock_ttl.count_ns() % 1'000'000 != 0) throw UsageError(fmt::format("--lock-ttl: '{}' is not a whole number of milliseconds (Redis PX)", f.lock_ttl));
   w.lock_wait = duration_flag("--lock-wait", f.lock_wait, Duration::zero(), kMaxLease);
   w.gateway_timeout = duration_flag("--gateway-timeout", f.gateway_timeout, Duration::ms(1), kMaxLease);
   w.replication_lag = duration_flag("--replication-lag", f.replication_lag, Duration::zero(), kMaxWorkloadSpan);
   return w;
+}
+
+protocols::Scenario profile_scenario(const std::string& profile, const protocols::Scenario& base) {
+  try {
+    return protocols::apply_profile(profile, base);
+  } catch (const sim::FaultPlanError& e) {
+    throw UsageError(fmt::format("--faults: the {} profile cannot build a plan for this workload (seed {}): {}; shorten --lock-ttl, --remote-call "
+                                 "or --stock, or write a plan",
+                                 profile, base.seed, e.what()));
+  }
 }
 
 protocols::Scenario scenario_of(const std::string& variant, const FaultsChoice& faults, uint64_t seed, const WorkloadFlags& flags,
@@ -219,7 +230,7 @@ protocols::Scenario scenario_of(const std::string& variant, const FaultsChoice& 
   s.seed = seed;
   s.horizon = duration_flag("--horizon", horizon, sim::Duration::s(1), kMaxHorizon);
   if (!faults.profile.empty()) {
-    s = protocols::apply_profile(faults.profile, s);
+    s = profile_scenario(faults.profile, s);
   } else {
     s.faults = faults.plan;
   }

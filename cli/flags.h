@@ -66,6 +66,9 @@ std::vector<std::string> properties_flag(const std::string& text);
 const protocols::Design& design_flag(const std::string& name);
 
 protocols::Workload to_workload(const WorkloadFlags& flags);
+// apply_profile, with a plan the profile cannot build for this workload (a lock TTL or a sale
+// window so long that its faults pass the plan limits) reported as a UsageError.
+protocols::Scenario profile_scenario(const std::string& profile, const protocols::Scenario& base);
 // The scenario a command runs for one seed, checked: the profile (if any) applied, the plan
 // validated against this sale's nodes and the horizon.
 protocols::Scenario scenario_of(const std::string& variant, const FaultsChoice& faults, uint64_t seed, const WorkloadFlags& flags,

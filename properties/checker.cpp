@@ -38,6 +38,7 @@ std::vector<std::string> default_asserted() {
 RunResult run_checked(const Scenario& scenario) {
   const protocols::Design* design = protocols::find_design(scenario.design);
   if (design == nullptr) throw std::invalid_argument(fmt::format("unknown variant '{}'", scenario.design));
+  if (auto problem = protocols::scenario_problem(scenario, *design)) throw std::invalid_argument(fmt::format("invalid scenario: {}", *problem));
   Simulation simulation(scenario, *design);
   RunResult r;
   r.scenario = scenario;
@@ -140,7 +141,7 @@ SweepResult sweep(const SweepOptions& options) {
           if (pr.reached) ++c.reached;
         }
         out.acks += r.acks;
-        out.sale_time += r.sale_duration;
+        out.sale_seconds += static_cast<double>(r.sale_duration.count_ns()) / 1e9;
         out.latencies.insert(out.latencies.end(), r.latencies.begin(), r.latencies.end());
         if (r.violates(options.asserted) && (!out.first_failing_seed || seed < *out.first_failing_seed)) out.first_failing_seed = seed;
       }
@@ -269,11 +270,10 @@ std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs,
   return lines;
 }
 
-std::string reproduce_command(const Scenario& s) {
+std::string scenario_flags(const Scenario& s) {
   const protocols::Workload d;
   const protocols::Workload& w = s.workload;
-  std::string cmd = fmt::format("oversim run --variant {} --seed {}", s.design, s.seed);
-  cmd += s.faults.empty() ? std::string(" --faults none") : fmt::format(" --faults '{}'", s.faults.to_string());
+  std::string cmd;
   if (s.horizon != Scenario{}.horizon) cmd += fmt::format(" --horizon {}", sim::format_duration(s.horizon));
   if (w.buyers != d.buyers) cmd += fmt::format(" --buyers {}", w.buyers);
   if (w.stock != d.stock) cmd += fmt::format(" --stock {}", w.stock);
@@ -289,6 +289,18 @@ std::string reproduce_command(const Scenario& s) {
   if (w.replication_lag != d.replication_lag) cmd += fmt::format(" --replication-lag {}", sim::format_duration(w.replication_lag));
   if (w.burst_window != d.burst_window) cmd += fmt::format(" --burst-window {}", sim::format_duration(w.burst_window));
   if (w.poisson_mean != d.poisson_mean) cmd += fmt::format(" --poisson-mean {}", sim::format_duration(w.poisson_mean));
+  return cmd;
+}
+
+std::string reproduce_command(const Scenario& s, const std::vector<std::string>& asserted) {
+  std::string cmd = fmt::format("oversim run --variant {} --seed {}", s.design, s.seed);
+  cmd += s.faults.empty() ? std::string(" --faults none") : fmt::format(" --faults '{}'", s.faults.to_string());
+  cmd += scenario_flags(s);
+  if (asserted != default_asserted()) {
+    std::string names;
+    for (const std::string& a : asserted) names += fmt::format("{}{}", names.empty() ? "" : ",", a);
+    cmd += fmt::format(" --properties {}", names);
+  }
   return cmd;
 }
 

@@ -50,6 +50,9 @@ struct RunResult {
 // The property names `check` asserts by default (the business ones).
 std::vector<std::string> default_asserted();
 
+// Runs one scenario with every property checked. Throws std::invalid_argument for a scenario
+// that cannot run as asked (protocols::scenario_problem): a run never reports verdicts under a
+// fault that could not happen.
 RunResult run_checked(const protocols::Scenario& scenario);
 
 struct SweepOptions {
@@ -73,7 +76,8 @@ struct SweepResult {
   std::optional<uint64_t> first_failing_seed;   // first (lowest) seed violating an asserted property
   std::optional<RunResult> first_failure;       // that run, replayed with its trace kept
   int64_t acks = 0;
-  sim::Duration sale_time;                      // summed over runs
+  double sale_seconds = 0;                      // summed over runs (a report figure: 10^6 runs
+                                                // at the horizon would overflow int64 nanoseconds)
   std::vector<sim::Duration> latencies;         // all runs
   std::map<std::string, int64_t> run_status;    // completed / deadlock / horizon
   std::vector<std::string> errors;              // internal errors (bugs), one line each
@@ -103,8 +107,12 @@ struct LabelledScenario {
 // input order. A run that fails inside oversim gives "<design>\t<label>\t<seed>\terror: ...".
 std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs, unsigned jobs);
 
-// `oversim run --variant ... --seed ... --faults '...' [workload flags that differ]`.
-std::string reproduce_command(const protocols::Scenario& scenario);
+// `oversim run --variant ... --seed ... --faults '...' [flags that differ from the defaults]`,
+// with `--properties` when `asserted` differs from the default set, so the line replays the
+// same verdict and exit status.
+std::string reproduce_command(const protocols::Scenario& scenario, const std::vector<std::string>& asserted = default_asserted());
+// The workload and horizon flags of `scenario` that differ from the defaults (" --stock 1 ...").
+std::string scenario_flags(const protocols::Scenario& scenario);
 
 sim::Duration percentile(std::vector<sim::Duration> values, int percent);
 

@@ -29,7 +29,9 @@ Duration exponential_gap(sim::World& world, Duration mean) {
                                          678,  647,  618,  589,  562,  535,  508,  483,  458,  433,  409,  386,  363,  341,  319,  298,
                                          277,  257,  237,  217,  198,  179,  161,  143,  125,  107,  90,   73,   56,   40,   24,   8};
   const int64_t milli = kTable[world.random(64)];
-  return Duration::ns(mean.count_ns() / 1000 * milli);
+  // mean * milli / 1000, exact for any mean (a mean of 1999ns is not 1us); means are at most 1h,
+  // so the product stays far inside int64.
+  return Duration::ns(mean.count_ns()) * milli / 1000;
 }
 
 // ---- BuyContext

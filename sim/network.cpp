@@ -139,8 +139,10 @@ void Network::transmit(Message m, Duration extra) {
   };
   const Instant arrival = arrival_after(latency);
   if (duplicate) {
-    // The copy travels like the original: delayed with it, and in order behind it.
-    const Instant copy_arrival = arrival_after(copy_latency);
+    // The copy travels like the original: delayed with it, and in order behind it (also when
+    // the delay took it off the link's FIFO order).
+    Instant copy_arrival = arrival_after(copy_latency);
+    if (copy_arrival <= arrival) copy_arrival = arrival + Duration::ns(1);
     world_.trace_at(&from, "duplicate", {{"to", to.name()}, {"msg", m.summary}});
     world_.at(copy_arrival, [this, copy = m]() mutable { deliver(std::move(copy)); });
   }

@@ -288,6 +288,22 @@ TEST(Network, ADuplicateKeepsFifoOrderAndTheDelayOfItsOriginal) {
   EXPECT_GE(sink.got[41].second, (1_s).count_ns());
 }
 
+// The copy of a delayed message arrives after the original, never at the same instant or
+// before it: the delay takes the message off the link's FIFO order, not its copy's order.
+TEST(Network, TheCopyOfADelayedMessageArrivesAfterIt) {
+  Fixture f;  // constant 1ms latency: without the rule both copies would tie at 1s + 1ms
+  f.w.network().config().duplicate = Ratio::always();
+  Sink sink;
+  sink.start(f);
+  f.w.spawn(&f.client, "sender", [&] {
+    f.w.network().delay_next(f.client.id(), f.server.id(), 1_s);
+    f.w.network().send(f.client, f.server, "sink", 7, "late");
+    sleep_for(2_s);
+  });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  EXPECT_EQ(sink.got, (std::vector<std::pair<int, int64_t>>{{7, (1_s + 1_ms).count_ns()}, {7, (1_s + 1_ms).count_ns() + 1}}));
+}
+
 // delay-next is spent on the next message even when that message is dropped; it does not stay
 // armed for a later one. (A dropped message used to leave it armed.)
 TEST(Network, DelayNextIsSpentOnADroppedMessage) {

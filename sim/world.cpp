@@ -416,6 +416,7 @@ uint32_t World::add_timer(Instant when, FiberRecord* fiber, std::function<void()
   s.fiber = fiber;
   s.callback = std::move(callback);
   timer_heap_.push_back(TimerEntry{when, seq, slot});
+  ++timer_heap_pushes_;
   std::push_heap(timer_heap_.begin(), timer_heap_.end(), [](const TimerEntry& a, const TimerEntry& b) { return later(a, b); });
   ++live_timers_;
   seq_out = seq;

@@ -146,6 +146,9 @@ class World {
   TimerId at(Instant when, std::function<void()> callback);
   TimerId after(Duration delay, std::function<void()> callback) { return at(now_ + delay, std::move(callback)); }
   void cancel_timer(TimerId id);
+  // Timers pushed onto the heap so far: once per timer (ties are not re-pushed). For tests and
+  // benchmarks of the timer queue's cost.
+  uint64_t timer_heap_pushes() const { return timer_heap_pushes_; }
 
   // ---- choices (all randomness goes through here, see sim/strategy.h)
   uint64_t choose(ChoiceKind kind, uint64_t bound);
@@ -228,6 +231,7 @@ class World {
   // A timer released while waiting here leaves at once, so every entry is live.
   std::vector<TimerEntry> ties_;
   uint64_t next_timer_seq_ = 1;
+  uint64_t timer_heap_pushes_ = 0;
   uint64_t live_timers_ = 0;
 
   boost::fibers::context* main_ctx_ = nullptr;

@@ -265,5 +265,50 @@ TEST(World, ACondVarWaitDuringCancellationReportsNotNotified) {
   EXPECT_FALSE(*notified);
 }
 
+// Timers tied at one instant can be cancelled, or have their fiber woken, by another tied timer
+// that fires first: the cancelled one never fires and the woken fiber runs once. Across seeds
+// the strategy orders the ties every way, so both the "before" and "after" cases happen.
+TEST(World, ATiedTimerCancelledOrWokenByAnotherTiedTimerDoesNotFireAgain) {
+  int cancelled_before_firing = 0;
+  int woken_before_its_deadline = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    World w(WorldConfig{.seed = seed});
+    std::vector<std::string> fired;
+    TimerId victim = 0;
+    FiberRecord* sleeper = nullptr;
+    const Instant t = Instant::zero() + 1_ms;
+    w.at(t, [&] {
+      fired.push_back("canceller");
+      w.cancel_timer(victim);
+    });
+    victim = w.at(t, [&] { fired.push_back("victim"); });
+    w.at(t, [&] {
+      fired.push_back("waker");
+      w.wake(sleeper);
+    });
+    w.at(t, [&] { fired.push_back("bystander"); });
+    WakeReason reason = WakeReason::none;
+    int sleeper_runs = 0;
+    w.spawn(nullptr, "sleeper", [&] {
+      sleeper = w.current_fiber();
+      reason = w.park(t, "tied sleep");
+      ++sleeper_runs;
+    });
+    w.spawn(nullptr, "keeps the run alive", [] { sleep_for(2_ms); });
+    ASSERT_NO_THROW(w.run()) << "seed " << seed;
+    const auto pos = [&](const char* name) { return std::find(fired.begin(), fired.end(), name) - fired.begin(); };
+    EXPECT_EQ(std::count(fired.begin(), fired.end(), "canceller"), 1);
+    EXPECT_EQ(std::count(fired.begin(), fired.end(), "waker"), 1);
+    EXPECT_EQ(std::count(fired.begin(), fired.end(), "bystander"), 1);
+    const bool victim_fired = std::count(fired.begin(), fired.end(), "victim") == 1;
+    EXPECT_EQ(victim_fired, pos("victim") < pos("canceller")) << "seed " << seed;
+    if (!victim_fired) ++cancelled_before_firing;
+    EXPECT_EQ(sleeper_runs, 1);
+    if (reason == WakeReason::woken) ++woken_before_its_deadline;
+  }
+  EXPECT_GT(cancelled_before_firing, 0);
+  EXPECT_GT(woken_before_its_deadline, 0);
+}
+
 }  // namespace
 }  // namespace oversim::sim

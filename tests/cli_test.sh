@@ -101,6 +101,12 @@ expect 2 "--variants: 'article_recipe,article_recipe' names 'article_recipe' twi
 expect 2 "--properties: ',' has an empty name" check $v --properties ,
 expect 2 "fault 'at 1s crash nope' names unknown node 'nope' (nodes: stock, app-1, app-2, app-3)" demo --faults 'at 1s crash nope' --check-determinism
 expect 2 "the demo takes a plan or 'none', not a profile ('gc-pause')" demo --faults gc-pause
+# A profile's plan is checked for every seed, not only the first; a workload a profile cannot
+# build a plan for is bad input, not an internal error.
+expect 2 "--faults: gc-pause for seed 5: fault 'at 947217ms pause app-1 for 743ms' comes at or after the run's horizon of 10m" check --variant redis_lock_read_modify_write --faults gc-pause --remote-call 1s --stock 1000 --seeds 2..9
+expect 2 "--faults: gc-pause for seed 5: fault 'at 947217ms pause app-1 for 743ms' comes at or after" hash --variants redis_lock_read_modify_write --faults gc-pause --remote-call 1s --stock 1000 --seeds 2..9
+expect 2 "--faults: the gc-pause profile cannot build a plan for this workload (seed 1)" run --variant redis_lock_read_modify_write --faults gc-pause --lock-ttl 720h
+expect 2 "--lock-ttl: '1500us' is not a whole number of milliseconds (Redis PX)" run $v --lock-ttl 1500us
 # A plan separated by tabs is a plan (decided by parsing, not by looking for a space).
 expect 0 - run $v --faults "$(printf 'at\t1s\tcrash\tdb;\tat\t2s\trestart\tdb')" --trace none
 expect 1 - run --variant redis_lock_read_modify_write --faults "$(printf 'at\t23ms\tpause\tapp-1\tfor\t1493ms')" --seed 2 --buyers 2 --stock 1 --apps 1 --trace none
