@@ -14,6 +14,16 @@ namespace oversim::sim {
 namespace {
 using namespace literals;
 
+// The parser's message for `text`, or "no error".
+std::string error_of(const std::string& text) {
+  try {
+    FaultPlan::parse(text);
+  } catch (const FaultPlanError& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 TEST(FaultPlan, EveryVerbRoundTrips) {
   const std::string text =
       "at 1s pause app-1 for 4s; at 2s crash redis-1; at 3s restart redis-1; at 2s partition a,b | c,d; "
@@ -37,14 +47,6 @@ TEST(FaultPlan, NewlinesAndCommentsAreAccepted) {
 }
 
 TEST(FaultPlan, BadTextIsRejectedNamingTheProblem) {
-  auto error_of = [](const std::string& text) {
-    try {
-      FaultPlan::parse(text);
-    } catch (const FaultPlanError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   EXPECT_EQ(error_of("at 1s explode db"),
             "bad fault 'at 1s explode db': unknown fault 'explode' (expected pause, crash, restart, partition, isolate, cut, heal, "
             "clock-jump, clock-drift, delay-next or hold)");
@@ -58,14 +60,6 @@ TEST(FaultPlan, BadTextIsRejectedNamingTheProblem) {
 
 // Plans that parse but mean nothing, or more than a clock can hold, are rejected by name.
 TEST(FaultPlan, MeaninglessAndOutOfRangePlansAreRejected) {
-  auto error_of = [](const std::string& text) {
-    try {
-      FaultPlan::parse(text);
-    } catch (const FaultPlanError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   EXPECT_EQ(error_of("at 1s partition a | a"), "bad fault 'at 1s partition a | a': 'a' is on both sides: a node cannot be partitioned from itself");
   EXPECT_EQ(error_of("at 1s partition a,b | c,b"), "bad fault 'at 1s partition a,b | c,b': 'b' is on both sides: a node cannot be partitioned from itself");
   EXPECT_EQ(error_of("at 1s partition a,a | b"), "bad fault 'at 1s partition a,a | b': 'a' is named twice on one side");
