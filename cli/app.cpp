@@ -30,13 +30,14 @@ void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
   cmd->add_option("--replication-lag", w.replication_lag, "Redis replica lag behind the primary (0..1h)")->capture_default_str();
 }
 
-CLI::Option* add_sweep_options(CLI::App* cmd, SweepFlags& s, const char* seeds_help) {
+void add_sweep_options(CLI::App* cmd, SweepFlags& s, const char* seeds_help) {
   cmd->add_option("--seeds", s.seeds, seeds_help)->capture_default_str();
   CLI::Option* first = cmd->add_option("--first-seed", s.first_seed, "First seed, with a count in --seeds")->capture_default_str();
+  // A range in --seeds conflicts with a --first-seed the user typed, not with its default.
+  cmd->callback([&s, first] { s.first_seed_given = first->count() > 0; });
   cmd->add_option("--jobs", s.jobs, "Parallel OS threads, each its own world (1..256)")->capture_default_str();
   cmd->add_option("--horizon", s.horizon, "Virtual-time limit of each run (1s..720h)")->capture_default_str();
   add_workload_options(cmd, s.workload);
-  return first;
 }
 
 }  // namespace
@@ -70,20 +71,17 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   check_cmd_->add_option("--faults", check_.faults, "A fault profile name (a plan per seed), 'none', or a fault plan")->capture_default_str();
   check_cmd_->add_option("--properties", check_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
   check_cmd_->add_flag("--no-shrink", check_.no_shrink, "Report the failing seed as found, without shrinking it");
-  CLI::Option* check_first = add_sweep_options(check_cmd_, check_.sweep, "Number of seeds (1..1000000), or a range a..b");
-  check_cmd_->callback([this, check_first] { check_.sweep.first_seed_given = check_first->count() > 0; });
+  add_sweep_options(check_cmd_, check_.sweep, "Number of seeds (1..1000000), or a range a..b");
 
   compare_cmd_ = app.add_subcommand("compare", "Every design against every fault profile, as a table");
   compare_cmd_->add_option("--variants", compare_.variants, "Designs to include, comma separated, or all")->capture_default_str();
   compare_cmd_->add_option("--faults", compare_.faults, "Profiles to include, comma separated, or all; or one fault plan")->capture_default_str();
-  CLI::Option* compare_first = add_sweep_options(compare_cmd_, compare_.sweep, "Seeds per cell (1..100000), or a range a..b");
-  compare_cmd_->callback([this, compare_first] { compare_.sweep.first_seed_given = compare_first->count() > 0; });
+  add_sweep_options(compare_cmd_, compare_.sweep, "Seeds per cell (1..100000), or a range a..b");
 
   hash_cmd_ = app.add_subcommand("hash", "One line per run (design, profile, seed, run hash, violated properties, plan): diff two builds");
   hash_cmd_->add_option("--variant,--variants", hash_.variants, "Designs, comma separated, or all")->capture_default_str();
   hash_cmd_->add_option("--faults", hash_.faults, "Profiles, comma separated, or all; or one fault plan")->capture_default_str();
-  CLI::Option* hash_first = add_sweep_options(hash_cmd_, hash_.sweep, "Number of seeds (with --first-seed), or a range a..b");
-  hash_cmd_->callback([this, hash_first] { hash_.sweep.first_seed_given = hash_first->count() > 0; });
+  add_sweep_options(hash_cmd_, hash_.sweep, "Number of seeds (with --first-seed), or a range a..b");
 
   demo_cmd_ = app.add_subcommand("demo", "The kernel demo: buyers read-then-write a stock counter over RPC, with a GC pause");
   demo_cmd_->add_option("--seed", demo_.seed, "Simulation seed")->capture_default_str();

@@ -33,21 +33,21 @@ std::vector<std::string> design_names() {
 // Every seed's scenario must be runnable as asked, not only the first: a profile draws a plan
 // per seed, and a plan with a fault past the horizon would count as "held" under a fault that
 // never happened.
+// The scenario `profile` draws for `seed` from `typed` (the workload as typed), checked: a plan
+// that cannot run as asked is bad input naming the seed.
+Scenario profile_seed(const std::string& profile, Scenario typed, uint64_t seed, const protocols::Design& design) {
+  typed.seed = seed;
+  Scenario s = profile_scenario(profile, typed);
+  if (auto problem = protocols::scenario_problem(s, design)) throw UsageError(fmt::format("--faults: {} for seed {}: {}", profile, seed, *problem));
+  return s;
+}
+
 void check_every_seed(const std::string& variant, const FaultsChoice& faults, const SeedRange& seeds, const WorkloadFlags& flags,
                       const std::string& horizon) {
-  const Scenario base = scenario_of(variant, faults, seeds.first, flags, horizon);
+  Scenario typed = scenario_of(variant, faults, seeds.first, flags, horizon);
   if (faults.profile.empty()) return;  // one plan for every seed: checked above
-  const protocols::Design& design = design_flag(variant);
-  Scenario typed = base;
   typed.workload = to_workload(flags);
-  for (uint64_t i = 1; i < seeds.count; ++i) {
-    Scenario s = typed;
-    s.seed = seeds.first + i;
-    s = profile_scenario(faults.profile, s);
-    if (auto problem = protocols::scenario_problem(s, design)) {
-      throw UsageError(fmt::format("--faults: {} for seed {}: {}", faults.profile, s.seed, *problem));
-    }
-  }
+  for (uint64_t i = 1; i < seeds.count; ++i) profile_seed(faults.profile, typed, seeds.first + i, design_flag(variant));
 }
 
 std::vector<std::string> variants_flag(const std::string& text) {
@@ -257,7 +257,7 @@ int compare_command(const CompareFlags& f) {
         const int64_t n = sw.counts[c].violated;
         fmt::print(" {:>9}", n == 0 ? std::string(".") : std::to_string(n));
       }
-      const double seconds = sw.sale_seconds;
+      const double seconds = static_cast<double>(sw.sale_us) / 1e6;
       fmt::print(" {:>9.1f} {:>9}\n", seconds > 0 ? static_cast<double>(sw.acks) / seconds : 0.0, sim::format_span(properties::percentile(sw.latencies, 99)));
       for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
       internal_error |= !sw.errors.empty();
@@ -284,18 +284,13 @@ int hash_command(const HashFlags& f) {
   std::vector<properties::LabelledScenario> runs;
   for (const std::string& v : variants) {
     for (const FaultsChoice& fc : faults) {
-      const Scenario base = scenario_of(v, fc, seeds.first, f.sweep.workload, f.sweep.horizon);
+      Scenario base = scenario_of(v, fc, seeds.first, f.sweep.workload, f.sweep.horizon);
+      // A profile draws each seed's plan (and any widening) from the workload as typed.
+      if (!fc.profile.empty()) base.workload = workload;
       for (uint64_t i = 0; i < seeds.count; ++i) {
         Scenario s = base;
         s.seed = seeds.first + i;
-        if (!fc.profile.empty()) {
-          // The profile draws this seed's plan (and any widening) from the workload as typed.
-          s.workload = workload;
-          s = profile_scenario(fc.profile, s);
-          if (auto problem = protocols::scenario_problem(s, design_flag(v))) {
-            throw UsageError(fmt::format("--faults: {} for seed {}: {}", fc.profile, s.seed, *problem));
-          }
-        }
+        if (!fc.profile.empty()) s = profile_seed(fc.profile, base, s.seed, design_flag(v));
         s.keep_trace = false;
         runs.push_back(properties::LabelledScenario{fc.label(), std::move(s)});
       }

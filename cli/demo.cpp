@@ -1,7 +1,5 @@
 #include "cli/demo.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "sim/network.h"
@@ -20,19 +18,14 @@ struct StockRequest {
 
 std::optional<std::string> demo_problem(const DemoOptions& options) {
   if (auto problem = options.faults.problem()) return problem;
-  std::vector<std::string> nodes = {"stock"};
-  for (int b = 1; b <= options.buyers; ++b) nodes.push_back(fmt::format("app-{}", b));
-  std::string known;
-  for (const std::string& n : nodes) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
   for (const sim::Fault& f : options.faults.faults) {
     if (f.at >= sim::WorldConfig{}.horizon) {
       return fmt::format("fault '{}' comes after the demo's horizon of {}", sim::to_string(f), sim::format_duration(sim::WorldConfig{}.horizon));
     }
-    for (const std::string& n : sim::named_nodes(f)) {
-      if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) return fmt::format("fault '{}' names unknown node '{}' (nodes: {})", sim::to_string(f), n, known);
-    }
   }
-  return std::nullopt;
+  std::vector<std::string> nodes = {"stock"};
+  for (int b = 1; b <= options.buyers; ++b) nodes.push_back(fmt::format("app-{}", b));
+  return options.faults.unknown_node(nodes);
 }
 
 DemoResult run_demo(const DemoOptions& options) {

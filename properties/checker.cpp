@@ -1,6 +1,7 @@
 #include "properties/checker.h"
 
 #include <algorithm>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -103,6 +104,22 @@ RunResult run_checked(const Scenario& scenario) {
   return r;
 }
 
+namespace {
+// Runs body(i) for every i in [0, count) on up to `jobs` OS threads, thread j taking j, j+jobs,
+// ...: each call builds its own World, one per thread at a time (the kernel's rule). Callers
+// merge results in an order-independent way (sums, minima, slots by index).
+void for_each_striped(uint64_t count, unsigned jobs, const std::function<void(uint64_t)>& body) {
+  const auto threads = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>({jobs, count, 256})));
+  std::vector<std::thread> workers;
+  for (unsigned j = 0; j < threads; ++j) {
+    workers.emplace_back([&, j] {
+      for (uint64_t i = j; i < count; i += threads) body(i);
+    });
+  }
+  for (std::thread& t : workers) t.join();
+}
+}  // namespace
+
 Scenario scenario_for(const SweepOptions& options, uint64_t seed) {
   Scenario s = options.base;
   s.seed = seed;
@@ -113,41 +130,34 @@ Scenario scenario_for(const SweepOptions& options, uint64_t seed) {
 SweepResult sweep(const SweepOptions& options) {
   SweepResult out;
   std::mutex mu;
-  const unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(std::max<uint64_t>(1, options.seeds))));
-  std::vector<std::thread> workers;
-  for (unsigned j = 0; j < jobs; ++j) {
-    workers.emplace_back([&, j] {
-      for (uint64_t i = j; i < options.seeds; i += jobs) {
-        const uint64_t seed = options.first_seed + i;
-        Scenario s = scenario_for(options, seed);
-        s.keep_trace = false;
-        RunResult r;
-        try {
-          r = run_checked(s);
-        } catch (const std::exception& e) {
-          std::lock_guard<std::mutex> lock(mu);
-          out.errors.push_back(fmt::format("seed {}: {}", seed, e.what()));
-          continue;
-        }
-        std::lock_guard<std::mutex> lock(mu);
-        ++out.runs;
-        ++out.run_status[sim::to_string(r.outcome.status)];
-        for (const PropertyResult& pr : r.properties) {
-          PropertyCount& c = out.counts[pr.property->name];
-          if (pr.violated) {
-            ++c.violated;
-            if (!c.first_seed || seed < *c.first_seed) c.first_seed = seed;
-          }
-          if (pr.reached) ++c.reached;
-        }
-        out.acks += r.acks;
-        out.sale_seconds += static_cast<double>(r.sale_duration.count_ns()) / 1e9;
-        out.latencies.insert(out.latencies.end(), r.latencies.begin(), r.latencies.end());
-        if (r.violates(options.asserted) && (!out.first_failing_seed || seed < *out.first_failing_seed)) out.first_failing_seed = seed;
+  for_each_striped(options.seeds, options.jobs, [&](uint64_t i) {
+    const uint64_t seed = options.first_seed + i;
+    Scenario s = scenario_for(options, seed);
+    s.keep_trace = false;
+    RunResult r;
+    try {
+      r = run_checked(s);
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(mu);
+      out.errors.push_back(fmt::format("seed {}: {}", seed, e.what()));
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    ++out.runs;
+    ++out.run_status[sim::to_string(r.outcome.status)];
+    for (const PropertyResult& pr : r.properties) {
+      PropertyCount& c = out.counts[pr.property->name];
+      if (pr.violated) {
+        ++c.violated;
+        if (!c.first_seed || seed < *c.first_seed) c.first_seed = seed;
       }
-    });
-  }
-  for (std::thread& t : workers) t.join();
+      if (pr.reached) ++c.reached;
+    }
+    out.acks += r.acks;
+    out.sale_us += r.sale_duration.count_ns() / 1000;
+    out.latencies.insert(out.latencies.end(), r.latencies.begin(), r.latencies.end());
+    if (r.violates(options.asserted) && (!out.first_failing_seed || seed < *out.first_failing_seed)) out.first_failing_seed = seed;
+  });
   std::sort(out.errors.begin(), out.errors.end());
   if (out.first_failing_seed) {
     Scenario s = scenario_for(options, *out.first_failing_seed);
@@ -251,22 +261,14 @@ std::string fingerprint(const std::string& label, const RunResult& run) {
 
 std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs, unsigned jobs) {
   std::vector<std::string> lines(runs.size());
-  const unsigned threads = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(std::min<size_t>(runs.size(), 256))));
-  std::vector<std::thread> workers;
-  // Each thread takes every threads-th run: its own worlds, its own slots in `lines`.
-  for (unsigned j = 0; j < threads; ++j) {
-    workers.emplace_back([&, j] {
-      for (size_t i = j; i < runs.size(); i += threads) {
-        const LabelledScenario& r = runs[i];
-        try {
-          lines[i] = fingerprint(r.label, run_checked(r.scenario));
-        } catch (const std::exception& e) {
-          lines[i] = fmt::format("{}\t{}\t{}\terror: {}", r.scenario.design, r.label, r.scenario.seed, e.what());
-        }
-      }
-    });
-  }
-  for (std::thread& t : workers) t.join();
+  for_each_striped(runs.size(), jobs, [&](uint64_t i) {
+    const LabelledScenario& r = runs[i];
+    try {
+      lines[i] = fingerprint(r.label, run_checked(r.scenario));
+    } catch (const std::exception& e) {
+      lines[i] = fmt::format("{}\t{}\t{}\terror: {}", r.scenario.design, r.label, r.scenario.seed, e.what());
+    }
+  });
   return lines;
 }
 

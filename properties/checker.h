@@ -76,8 +76,9 @@ struct SweepResult {
   std::optional<uint64_t> first_failing_seed;   // first (lowest) seed violating an asserted property
   std::optional<RunResult> first_failure;       // that run, replayed with its trace kept
   int64_t acks = 0;
-  double sale_seconds = 0;                      // summed over runs (a report figure: 10^6 runs
-                                                // at the horizon would overflow int64 nanoseconds)
+  int64_t sale_us = 0;                          // sale time summed over runs, in microseconds: an
+                                                // integer sum is the same in any merge order, and
+                                                // 10^6 runs at the longest horizon fit (ns would not)
   std::vector<sim::Duration> latencies;         // all runs
   std::map<std::string, int64_t> run_status;    // completed / deadlock / horizon
   std::vector<std::string> errors;              // internal errors (bugs), one line each

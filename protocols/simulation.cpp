@@ -184,15 +184,7 @@ std::optional<std::string> scenario_problem(const Scenario& s, const Design& des
                        sim::format_duration(s.faults.settled_at()), sim::format_duration(s.settle), sim::format_duration(needed),
                        sim::format_duration(s.horizon));
   }
-  const std::vector<std::string> nodes = Simulation::node_names(s, design);
-  std::string known;
-  for (const std::string& n : nodes) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
-  for (const sim::Fault& f : s.faults.faults) {
-    for (const std::string& n : sim::named_nodes(f)) {
-      if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) return fmt::format("fault '{}' names unknown node '{}' (nodes: {})", sim::to_string(f), n, known);
-    }
-  }
-  return std::nullopt;
+  return s.faults.unknown_node(Simulation::node_names(s, design));
 }
 
 int64_t Simulation::initial_stock(const std::string&) const { return scenario_.workload.stock; }

@@ -315,21 +315,25 @@ Duration FaultPlan::settled_at() const {
   return end;
 }
 
-void FaultPlan::apply(World& world) const {
-  auto node_of = [&](const Fault& f, const std::string& name) -> Node& {
-    Node* n = world.find_node(name);
-    if (n == nullptr) {
+std::optional<std::string> FaultPlan::unknown_node(const std::vector<std::string>& nodes) const {
+  for (const Fault& f : faults) {
+    for (const std::string& n : named_nodes(f)) {
+      if (std::find(nodes.begin(), nodes.end(), n) != nodes.end()) continue;
       std::string known;
-      for (const auto& k : world.nodes()) known += fmt::format("{}{}", known.empty() ? "" : ", ", k->name());
-      throw FaultPlanError(fmt::format("fault '{}' names unknown node '{}' (nodes: {})", sim::to_string(f), name, known));
+      for (const std::string& k : nodes) known += fmt::format("{}{}", known.empty() ? "" : ", ", k);
+      return fmt::format("fault '{}' names unknown node '{}' (nodes: {})", sim::to_string(f), n, known);
     }
-    return *n;
-  };
+  }
+  return std::nullopt;
+}
+
+void FaultPlan::apply(World& world) const {
   if (auto problem = this->problem()) throw FaultPlanError(*problem);
   // Resolve every name first so a bad plan schedules nothing.
-  for (const Fault& f : faults) {
-    for (const std::string& n : named_nodes(f)) node_of(f, n);
-  }
+  std::vector<std::string> names;
+  for (const auto& n : world.nodes()) names.push_back(n->name());
+  if (auto unknown = unknown_node(names)) throw FaultPlanError(*unknown);
+  auto node_of = [&world](const std::string& name) -> Node& { return world.node(name); };
   for (const Fault& f : faults) {
     const Instant when = Instant::zero() + f.at;
     world.at(when, [&world, f, node_of] {
@@ -337,7 +341,7 @@ void FaultPlan::apply(World& world) const {
       Network& net = world.network();
       switch (f.kind) {
         case FaultKind::pause: {
-          Node& n = node_of(f, f.node);
+          Node& n = node_of(f.node);
           world.pause(n);
           n.extend_pause_until(world.now() + f.length);
           // Overlapping pauses: only the resume of the pause that ends last resumes.
@@ -346,33 +350,33 @@ void FaultPlan::apply(World& world) const {
           });
           break;
         }
-        case FaultKind::crash: world.crash(node_of(f, f.node)); break;
-        case FaultKind::restart: world.restart(node_of(f, f.node)); break;
-        case FaultKind::isolate: net.isolate(node_of(f, f.node).id()); break;
+        case FaultKind::crash: world.crash(node_of(f.node)); break;
+        case FaultKind::restart: world.restart(node_of(f.node)); break;
+        case FaultKind::isolate: net.isolate(node_of(f.node).id()); break;
         case FaultKind::heal: net.heal(); break;
         case FaultKind::partition: {
           std::vector<NodeId> a, b;
-          for (const std::string& n : f.side_a) a.push_back(node_of(f, n).id());
-          for (const std::string& n : f.side_b) b.push_back(node_of(f, n).id());
+          for (const std::string& n : f.side_a) a.push_back(node_of(n).id());
+          for (const std::string& n : f.side_b) b.push_back(node_of(n).id());
           net.partition(a, b);
           break;
         }
-        case FaultKind::cut: net.cut(node_of(f, f.node).id(), node_of(f, f.to).id()); break;
-        case FaultKind::delay_next: net.delay_next(node_of(f, f.node).id(), node_of(f, f.to).id(), f.length); break;
+        case FaultKind::cut: net.cut(node_of(f.node).id(), node_of(f.to).id()); break;
+        case FaultKind::delay_next: net.delay_next(node_of(f.node).id(), node_of(f.to).id(), f.length); break;
         case FaultKind::hold: {
-          const NodeId from = node_of(f, f.node).id();
-          const NodeId to = node_of(f, f.to).id();
+          const NodeId from = node_of(f.node).id();
+          const NodeId to = node_of(f.to).id();
           net.hold(from, to);
           world.after(f.length, [&net, from, to] { net.release(from, to); });
           break;
         }
         case FaultKind::clock_jump: {
-          Node& n = node_of(f, f.node);
+          Node& n = node_of(f.node);
           n.clock().jump(world.now(), f.length);
           break;
         }
         case FaultKind::clock_drift: {
-          Node& n = node_of(f, f.node);
+          Node& n = node_of(f.node);
           n.clock().set_drift_ppm(world.now(), f.drift_ppm);
           break;
         }

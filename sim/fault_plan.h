@@ -67,6 +67,8 @@ struct FaultPlan {
   // The first thing wrong with a plan built in code (out-of-range times, a node partitioned
   // from itself, a link from a node to itself, empty names, too many jumps), or nullopt.
   std::optional<std::string> problem() const;
+  // The first fault naming a node outside `nodes`, as a message listing them, or nullopt.
+  std::optional<std::string> unknown_node(const std::vector<std::string>& nodes) const;
   std::string to_string() const;  // canonical: "at 1s pause app-1 for 4s; at 2s heal"
   bool empty() const { return faults.empty(); }
   // When the last fault has played out (a pause's resume, a hold's release included).
