@@ -146,6 +146,7 @@ Simulation::Simulation(const Scenario& scenario, const Design& design) : scenari
   config.seed = scenario_.seed;
   config.horizon = scenario_.horizon;
   config.keep_trace = scenario_.keep_trace;
+  config.inline_timers = scenario_.inline_timers;
   world_ = std::make_unique<sim::World>(config);
   for (int i = 1; i <= w.app_nodes; ++i) apps_.push_back(&world_->add_node(app_name(i)));
   redis_ = std::make_unique<redis::RedisDeployment>(*world_, redis_config(w));

@@ -49,6 +49,7 @@ struct Scenario {
   Duration settle = Duration::s(5);  // quiet time after faults heal, before "eventually" checks
   Duration horizon = Duration::s(600);
   bool keep_trace = true;
+  bool inline_timers = true;  // the kernel's fast path (sim::WorldConfig); off only to compare paths
 };
 
 // The handle a design's purchase function works through. One per buyer attempt.

@@ -98,7 +98,8 @@ class SimAlgorithm final : public boost::fibers::algo::algorithm_with_properties
     // order of events and strategy choices is exactly what the dispatcher path would produce.
     // Not on yield(): the yielding fiber is re-queued only after this call returns, so it is
     // still runnable and time must not move.
-    if (ready_.empty() && main_ == nullptr && (world_.current_ == nullptr || world_.current_->parked)) {
+    if (world_.config_.inline_timers && ready_.empty() && main_ == nullptr &&
+        (world_.current_ == nullptr || world_.current_->parked)) {
       world_.fire_next_fiber_timer_inline();
     }
     while (!ready_.empty()) {
@@ -485,6 +486,7 @@ bool World::fire_next_fiber_timer_inline() {
   now_ = top.at;
   release_timer_slot(top.slot);
   fiber->timer_slot = UINT32_MAX;
+  ++inline_timer_fires_;
   wake(fiber, WakeReason::timed_out);
   return true;
 }

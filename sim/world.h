@@ -91,6 +91,9 @@ struct WorldConfig {
   size_t stack_bytes = 0;                // 0: 64 KiB, or 256 KiB in sanitizer builds
   bool keep_trace = true;                // keep events (the hash is always computed)
   bool record_choices = true;
+  // The inline timer fast path in the scheduler (see pick_next). It must never change a run:
+  // off, every timer goes through Boost's dispatcher, and tests compare the two event orders.
+  bool inline_timers = true;
 };
 
 using TimerId = uint64_t;  // 0 is never a valid id
@@ -149,6 +152,8 @@ class World {
   // Timers pushed onto the heap so far: once per timer (ties are not re-pushed). For tests and
   // benchmarks of the timer queue's cost.
   uint64_t timer_heap_pushes() const { return timer_heap_pushes_; }
+  // Timers the scheduler fired on its inline fast path (0 with WorldConfig::inline_timers off).
+  uint64_t inline_timer_fires() const { return inline_timer_fires_; }
 
   // ---- choices (all randomness goes through here, see sim/strategy.h)
   uint64_t choose(ChoiceKind kind, uint64_t bound);
@@ -232,6 +237,7 @@ class World {
   std::vector<TimerEntry> ties_;
   uint64_t next_timer_seq_ = 1;
   uint64_t timer_heap_pushes_ = 0;
+  uint64_t inline_timer_fires_ = 0;
   uint64_t live_timers_ = 0;
 
   boost::fibers::context* main_ctx_ = nullptr;
