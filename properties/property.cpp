@@ -118,6 +118,48 @@ std::optional<std::string> lock_mutual_exclusion(const Simulation& s) {
   return std::nullopt;
 }
 
+// A client's DEL removed a lock key whose token belonged to a client that still believed it held
+// the lock: only a release that does not compare the token (or a stale holder's) can do that.
+std::optional<std::string> no_foreign_unlock(const Simulation& s) {
+  const auto& locks = s.history().locks;
+  const redis::RedisServer::Removal* first = nullptr;
+  const protocols::LockBelief* victim = nullptr;
+  for (size_t i = 0; i < s.redis().size(); ++i) {
+    for (const auto& r : s.redis().server(i).removals()) {
+      if (first != nullptr && !(r.at < first->at)) continue;
+      for (const auto& b : locks) {
+        if (b.key == r.key && b.token == r.value && b.acquired <= r.at && r.at < b.released) {
+          first = &r;
+          victim = &b;
+          break;
+        }
+      }
+    }
+  }
+  if (first == nullptr) return std::nullopt;
+  return fmt::format("a DEL from {} at {} removed {} while {} (token {}) still believed it held it", first->from,
+                     sim::format_instant(first->at), first->key, victim->holder, victim->token);
+}
+
+// The database's record of lost updates: a read-then-write that overwrote a committed change.
+std::optional<std::string> no_lost_update(const Simulation& s) {
+  const auto& lost = s.db().state().lost_updates();
+  if (lost.empty()) return std::nullopt;
+  return lost.size() == 1 ? lost.front() : fmt::format("{} (and {} more)", lost.front(), lost.size() - 1);
+}
+
+std::optional<std::string> check_constraint_fired(const Simulation& s) {
+  const int64_t n = s.db().state().check_violations();
+  if (n > 0) return fmt::format("CHECK (available >= 0) turned down {} statement(s)", n);
+  return std::nullopt;
+}
+
+std::optional<std::string> where_rechecked_after_wait(const Simulation& s) {
+  const int64_t n = s.db().state().where_refusals_after_wait();
+  if (n > 0) return fmt::format("{} conditional UPDATE(s) waited for the row lock and then matched no row", n);
+  return std::nullopt;
+}
+
 std::optional<std::string> ledger_conservation(const Simulation& s) {
   const auto orders = s.db().committed_orders();
   const auto by_sku = orders_by_sku(orders);
@@ -216,11 +258,22 @@ const std::vector<Property>& catalogue() {
        "per SKU: available + sold = initial, and the ledger (when written) sums to the stock's movement", ledger_conservation},
       {"lock_mutual_exclusion", Kind::always, Category::mechanism,
        "no two clients believe they hold the same lock at the same true time (the overlap is the witness)", lock_mutual_exclusion},
+      {"no_foreign_unlock", Kind::always, Category::mechanism,
+       "no client's DEL removes a lock key another client still believes it holds (release without a token compare)",
+       no_foreign_unlock},
+      {"no_lost_update", Kind::always, Category::mechanism,
+       "no committed read-then-write overwrote a stock change made after its read (a lost update)", no_lost_update},
       {"progress", Kind::eventually, Category::liveness, "when demand >= stock and faults have healed, everything sells (no undersell)",
        progress},
       {"lease_expired_while_held", Kind::sometimes, Category::coverage, "a client held a lock past its lease", lease_expired_while_held},
       {"sold_out", Kind::sometimes, Category::coverage, "some SKU sold out", sold_out},
       {"lock_contended", Kind::sometimes, Category::coverage, "some buyer waited for the lock", lock_contended},
+      {"check_constraint_fired", Kind::sometimes, Category::coverage,
+       "CHECK (available >= 0) turned a statement down: the design's own guard let an oversell through to it",
+       check_constraint_fired},
+      {"where_rechecked_after_wait", Kind::sometimes, Category::coverage,
+       "a conditional UPDATE waited for the row lock, re-read the committed row and its WHERE turned the buyer away",
+       where_rechecked_after_wait},
       {"ambiguous_outcome", Kind::sometimes, Category::coverage, "some purchase ended with an unknown (timed-out) outcome", ambiguous_outcome},
   };
   return all;

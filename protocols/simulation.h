@@ -116,6 +116,7 @@ class Simulation {
   const History& history() const { return history_; }
   const db::DbServer& db() const { return *db_; }
   redis::RedisDeployment& redis() { return *redis_; }
+  const redis::RedisDeployment& redis() const { return *redis_; }
   const std::vector<std::string>& skus() const { return skus_; }
   int64_t initial_stock(const std::string& sku) const;
   uint64_t next_token() { return ++tokens_; }

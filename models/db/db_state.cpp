@@ -276,6 +276,7 @@ Result DbState::execute(TxnId id, const Statement& statement) {
   // A retry is a new attempt: the old edge is stale whether or not it blocks again.
   waiting_for_.erase(id);
   Txn& txn = it->second;
+  txn.retry_after_wait = std::exchange(txn.waited, false);
   if (txn.state == TxnState::Failed) return make(Outcome::InFailedTransaction, Command::Select);
   // REPEATABLE READ takes its snapshot at the first statement, not at BEGIN (manual 13.2.2). A
   // first statement that blocks keeps the snapshot for its retries, as a waiting backend would.
@@ -319,6 +320,7 @@ Result DbState::commit(TxnId id) {
   }
   for (LedgerRow& row : txn.ledger_writes) ledger_.emplace_back(seq, std::move(row));
   for (const auto& [key, owner] : txn.pending_keys) committed_keys_.emplace(key, owner);
+  for (std::string& line : txn.lost_updates) lost_updates_.push_back(std::move(line));
   release(id, txn);
   return make(Outcome::Ok, Command::Commit);
 }
@@ -428,6 +430,7 @@ Result DbState::fail(TxnId id, Txn& txn, Outcome kind, Command command, std::str
 Result DbState::blocked_or_deadlock(TxnId id, TxnId holder, Command command) {
   // Every waiter waits for exactly one holder, so the wait-for graph is a set of chains: walk
   // the chain from the holder; reaching the requester means this wait would close a cycle.
+  txns_.at(id).waited = true;
   if (config_.defer_deadlock_detection) {
     waiting_for_[id] = holder;
     Result r = make(Outcome::Blocked, command);
@@ -550,6 +553,16 @@ DbState::CommitSeq DbState::oldest_snapshot() const {
 Result DbState::select_stock(TxnId id, Txn& txn, const SelectStock& s) {
   std::optional<StockRow> row = read_stock(txn, s.sku);
   if (!row) return make(Outcome::Ok, Command::Select, 0);
+  if (!txn.stock_writes.contains(s.sku)) {
+    // The commit that made the version this statement sees (for lost-update detection).
+    const CommitSeq snapshot = statement_snapshot(txn);
+    for (auto it = stock_.at(s.sku).list.rbegin(); it != stock_.at(s.sku).list.rend(); ++it) {
+      if (it->first <= snapshot) {
+        txn.stock_read_at[s.sku] = it->first;
+        break;
+      }
+    }
+  }
   if (s.for_update) {
     const CommitSeq latest = stock_.at(s.sku).list.back().first;
     if (auto r = lock_row(id, txn, RowRef{Table::Stock, s.sku}, latest, Command::Select)) {
@@ -568,10 +581,21 @@ Result DbState::update_stock(TxnId id, Txn& txn, const UpdateStock& s) {
   // Target rows are found in the statement's snapshot: a row whose visible version fails the
   // WHERE is skipped without waiting, even if a concurrent txn holds it (manual 13.2.1).
   std::optional<StockRow> row = read_stock(txn, s.sku);
-  if (!row || !stock_where_matches(s, *row)) return make(Outcome::Ok, Command::Update, 0);
+  if (!row || !stock_where_matches(s, *row)) {
+    const bool conditional = s.available_at_least || s.version_equals || s.fence_below;
+    if (row && conditional && txn.retry_after_wait) ++where_refusals_after_wait_;
+    return make(Outcome::Ok, Command::Update, 0);
+  }
   const CommitSeq latest = stock_.at(s.sku).list.back().first;
   if (auto r = lock_row(id, txn, RowRef{Table::Stock, s.sku}, latest, Command::Update)) {
     return *r;
+  }
+  if (const auto* set = std::get_if<SetAvailable>(&s.change); set != nullptr && !txn.stock_writes.contains(s.sku)) {
+    auto read = txn.stock_read_at.find(s.sku);
+    if (read != txn.stock_read_at.end() && latest > read->second) {
+      txn.lost_updates.push_back(fmt::format("{} wrote available = {} on {} from its read of commit {}, but commit {} had changed the row since",
+                                             to_string(id), set->value, s.sku, read->second, latest));
+    }
   }
   StockRow next = *row;
   std::visit(Overloaded{[&](const Decrement& d) { next.available = row->available - d.n; },
@@ -580,6 +604,7 @@ Result DbState::update_stock(TxnId id, Txn& txn, const UpdateStock& s) {
   if (s.bump_version) ++next.version;
   if (s.set_fence) next.fence = *s.set_fence;
   if (next.available < 0) {
+    ++check_violations_;
     return fail(id, txn, Outcome::CheckViolation, Command::Update, kStockAvailableCheck);
   }
   txn.stock_writes[s.sku] = next;

@@ -310,6 +310,18 @@ class DbState {
   // The number of commits so far (each add_stock counts as one).
   int64_t commit_count() const { return commit_seq_; }
 
+  // --- What happened, for mechanism and coverage properties (observations, not data).
+  // Committed lost updates: a txn wrote `available = <literal>` over a stock row that another
+  // transaction had committed a change to after this txn read it (READ COMMITTED's classic
+  // anomaly, manual 13.2.1). One line each, in commit order.
+  const std::vector<std::string>& lost_updates() const { return lost_updates_; }
+  // Statements CHECK (available >= 0) turned down.
+  int64_t check_violations() const { return check_violations_; }
+  // Conditional UPDATEs (WHERE available >= k, version = v or fence < t) that waited for the
+  // row lock and then matched no row: the WHERE, re-evaluated against the newly committed row
+  // (EvalPlanQual), turned the buyer away.
+  int64_t where_refusals_after_wait() const { return where_refusals_after_wait_; }
+
  private:
   using CommitSeq = int64_t;
 
@@ -338,6 +350,13 @@ class DbState {
     std::vector<LedgerRow> ledger_writes;
     std::set<RowRef> locks;
     std::map<UniqueKey, std::string> pending_keys;  // key -> the order_id that owns it
+    // Observations for properties, not state PostgreSQL keeps. The commit whose version of each
+    // stock row this txn last read with a plain SELECT; the lost updates it made (committed
+    // with it); whether its last statement was Blocked, so the next one is a retry after a wait.
+    std::map<std::string, CommitSeq> stock_read_at;
+    std::vector<std::string> lost_updates;
+    bool waited = false;
+    bool retry_after_wait = false;
   };
 
   Result select_stock(TxnId id, Txn& txn, const SelectStock& s);
@@ -390,6 +409,9 @@ class DbState {
   std::map<TxnId, Txn> txns_;
   std::map<TxnId, TxnId> waiting_for_;  // waiter -> holder; each waiter waits for one holder
   std::vector<TxnId> woken_;
+  std::vector<std::string> lost_updates_;
+  int64_t check_violations_ = 0;
+  int64_t where_refusals_after_wait_ = 0;
 };
 
 }  // namespace oversim::db

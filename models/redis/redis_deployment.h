@@ -41,6 +41,7 @@ class RedisDeployment {
   size_t size() const { return servers_.size(); }
   RedisServer& server(const std::string& name);
   RedisServer& server(size_t index) { return *servers_.at(index); }  // 0 is redis-1
+  const RedisServer& server(size_t index) const { return *servers_.at(index); }
   const RedisState& state(const std::string& name) { return server(name).state(); }
   Sentinel* sentinel() { return sentinel_.get(); }
   // The sentinel's view (redis-1 when standalone).

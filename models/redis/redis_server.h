@@ -83,6 +83,17 @@ class RedisServer {
   // Direct role changes for tests; Sentinel sends ReplicaOfCommand instead.
   void replica_of(const std::string& primary);
 
+  // Every key a client's DEL (plain or token-compare) removed here, with the value it held: an
+  // observation log for properties (who removed whose lock), kept across crashes. Expiry and
+  // replicated deletes are not client removals and are not listed.
+  struct Removal {
+    std::string key;
+    std::string value;
+    std::string from;  // the client's node
+    Instant at;        // true time
+  };
+  const std::vector<Removal>& removals() const { return removals_; }
+
  private:
   struct ReplicaLink {
     uint64_t sent_offset = 0;   // the last entry shipped
@@ -119,6 +130,7 @@ class RedisServer {
   std::string replica_of_;  // persistent configuration
 
   RedisState state_;
+  std::vector<Removal> removals_;
   // volatile replication state
   bool synced_ = false;
   std::map<sim::NodeId, ReplicaLink> links_;
