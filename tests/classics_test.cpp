@@ -38,6 +38,12 @@ TEST(Classics, AGcPauseLongerThanTheLockTtlLetsASecondBuyerSellTheLastUnitAgain)
   EXPECT_EQ(oversell.violation->witness, "sku1: 2 orders committed for an initial stock of 1 (available=0; orders o-r1-1,o-r2-1)");
   EXPECT_TRUE(r.result("lock_mutual_exclusion").violated);
   EXPECT_TRUE(r.result("lease_expired_while_held").reached);
+  // The mechanism: the paused holder's write, computed from its stale read, overwrote the
+  // second buyer's committed decrement.
+  ASSERT_TRUE(r.result("no_lost_update").violated);
+  EXPECT_EQ(r.result("no_lost_update").violation->witness,
+            "txn2 wrote available = 0 on sku1 from its read of commit 1, but commit 2 had changed the row since");
+  EXPECT_FALSE(r.result("no_foreign_unlock").violated);  // a token-compare release
   EXPECT_EQ(r.orders, 2);
 }
 
@@ -49,6 +55,10 @@ TEST(Classics, TheSamePauseUnderTheConditionalDecrementSellsOnceWhileTheLockVisi
   ASSERT_TRUE(r.result("lock_mutual_exclusion").violated);
   // The overlap starts when the second buyer gets the lock, right after the pause ends.
   EXPECT_EQ(sim::format_instant(r.result("lock_mutual_exclusion").violation->at), "   1.516463s");
+  EXPECT_TRUE(r.result("lease_expired_while_held").reached);
+  EXPECT_FALSE(r.result("no_lost_update").violated);  // a relative decrement loses nothing
+  EXPECT_FALSE(r.result("check_constraint_fired").reached);
+  EXPECT_TRUE(r.result("sold_out").reached);
   EXPECT_EQ(r.orders, 1);
 }
 
@@ -72,6 +82,8 @@ TEST(Classics, AFailoverBeforeTheLockReplicatesHandsTheSameLockToASecondBuyer) {
   ASSERT_TRUE(r.result("no_oversell").violated);
   EXPECT_EQ(r.result("no_oversell").violation->witness, "sku1: 2 orders committed for an initial stock of 1 (available=0; orders o-r1-1,o-r2-1)");
   EXPECT_TRUE(r.result("lock_mutual_exclusion").violated);
+  EXPECT_TRUE(r.result("no_lost_update").violated);
+  EXPECT_FALSE(r.result("lease_expired_while_held").reached);  // the lock was lost, not outlived
 }
 
 TEST(Classics, TheSameFailoverAfterTheLockReplicatedKeepsItHeld) {
@@ -89,10 +101,18 @@ TEST(Classics, ReleasingByPlainDelDeletesTheNextHoldersLockAndOversells) {
   const Scenario s = scenario("redis_lock_plain_del", 14, "at 75ms clock-jump redis-1 +1039ms", 20, 5, 2);
   const RunResult plain = properties::run_checked(s);
   EXPECT_TRUE(plain.result("no_oversell").violated);
+  // The mechanism: a finishing holder's DEL removed the lock of the holder after it.
+  ASSERT_TRUE(plain.result("no_foreign_unlock").violated);
+  EXPECT_EQ(plain.result("no_foreign_unlock").violation->witness,
+            "a DEL from app-2 at    0.076006s removed lock:stock:sku1 while r10#1 (token tok-8-5b5a) still believed it held it");
+  EXPECT_TRUE(plain.result("lock_mutual_exclusion").violated);
   Scenario compare = s;
   compare.design = "redis_lock_read_modify_write";  // the same, releasing with a token compare
   const RunResult token = properties::run_checked(compare);
   EXPECT_FALSE(token.result("no_oversell").violated);
+  EXPECT_FALSE(token.result("no_foreign_unlock").violated);
+  EXPECT_GT(token.counters.at("lock.expired-before-release"), 0);  // its compare found another token
+  EXPECT_EQ(token.orders, 5);
 }
 
 // oversim run --variant read_modify_write --seed 1 --faults none --buyers 2 --stock 1 --apps 1
@@ -100,8 +120,14 @@ TEST(Classics, WithoutALockTwoBuyersReadTheLastUnitAndBothWriteOneLess) {
   const RunResult r = properties::run_checked(scenario("read_modify_write", 1, "", 2, 1, 1));
   ASSERT_TRUE(r.result("no_oversell").violated);
   EXPECT_EQ(r.result("no_oversell").violation->witness, "sku1: 2 orders committed for an initial stock of 1 (available=0; orders o-r1-1,o-r2-1)");
+  EXPECT_TRUE(r.result("no_lost_update").violated);
   const RunResult safe = properties::run_checked(scenario("db_conditional_update", 1, "", 2, 1, 1));
   EXPECT_FALSE(safe.result("no_oversell").violated);
+  // The mechanism: the second UPDATE waited for the first's row lock, re-read the committed
+  // row and its WHERE available >= 1 turned the buyer away (the CHECK never had to).
+  EXPECT_TRUE(safe.result("where_rechecked_after_wait").reached);
+  EXPECT_FALSE(safe.result("check_constraint_fired").reached);
+  EXPECT_EQ(safe.results.at(protocols::BuyResult::sold_out), 1);
   EXPECT_EQ(safe.orders, 1);
 }
 
@@ -113,11 +139,17 @@ TEST(Classics, AGatewayRetryAfterALostCommitReplyBuysTwiceWithoutIdempotency) {
   ASSERT_TRUE(r.result("no_duplicate_order").violated);
   EXPECT_EQ(r.result("no_duplicate_order").violation->witness, "user=u1 sku=sku1 activity=flash-1 has 2 orders (o-r1-1,o-r1-2)");
   EXPECT_EQ(r.counters.at("retry.gateway"), 1);
-  Scenario recipe = s;
-  recipe.design = "article_recipe";  // idempotency key + unique indexes
+  // The recipe (idempotency key + unique indexes) commits later: its COMMIT reply is lost by a
+  // cut at 26ms. The retry finds the key taken, looks the order up and returns it.
+  // oversim run --variant article_recipe --seed 1 --faults 'at 26ms cut db -> app-1; at 100ms heal' --buyers 1 --stock 2 --apps 1 --retries 1
+  Scenario recipe = scenario("article_recipe", 1, "at 26ms cut db -> app-1; at 100ms heal", 1, 2, 1);
+  recipe.workload.max_retries = 1;
   const RunResult safe = properties::run_checked(recipe);
   EXPECT_FALSE(safe.result("no_duplicate_order").violated);
-  EXPECT_LE(safe.orders, 1);
+  EXPECT_EQ(safe.counters.at("retry.gateway"), 1);
+  EXPECT_EQ(safe.counters.at("idempotency.repeat"), 1);
+  EXPECT_EQ(safe.results.at(protocols::BuyResult::sold), 1);
+  EXPECT_EQ(safe.orders, 1);
 }
 
 // oversim run --variant async_order_write --seed 11 --faults 'at 60ms crash app-1' --buyers 1 --stock 1 --apps 1
@@ -128,6 +160,8 @@ TEST(Classics, AnInMemoryOrderQueueDiesWithItsProcessAndLosesAcknowledgedOrders)
             "buyer u1 was told order o-r1-1 succeeded at    0.025501s, but it is not in the database");
   EXPECT_TRUE(r.result("ledger_conservation").violated);
   EXPECT_FALSE(r.result("no_oversell").violated);
+  EXPECT_EQ(r.acks, 1);
+  EXPECT_EQ(r.orders, 0);
 }
 
 TEST(Classics, TheFirstFailureOfASweepReplaysBitForBitFromItsScenario) {
@@ -149,8 +183,11 @@ TEST(Classics, ShrinkingKeepsTheViolationAndMakesTheScenarioSmaller) {
   ASSERT_TRUE(properties::run_checked(big).result("no_oversell").violated);
   const Scenario small = properties::shrink(big, {"no_oversell"});
   EXPECT_TRUE(properties::run_checked(small).result("no_oversell").violated);
-  EXPECT_LT(small.workload.buyers, big.workload.buyers);
-  EXPECT_LE(small.workload.stock, big.workload.stock);
+  // As small as this shrinker gets: one pause, one app node, and one more buyer than units.
+  EXPECT_EQ(small.faults.faults.size(), 1u);
+  EXPECT_EQ(small.workload.app_nodes, 1);
+  EXPECT_LE(small.workload.buyers, 3) << properties::reproduce_command(small);
+  EXPECT_EQ(small.workload.buyers, small.workload.stock + 1) << properties::reproduce_command(small);
 }
 
 }  // namespace

@@ -247,6 +247,29 @@ TEST(RedisReplication, AReplicaCutOffDuringWritesCatchesUpByAFullResyncAfterTheH
   EXPECT_EQ(resyncs_of_redis_3, 2);  // the initial one, and the one after the gap
 }
 
+// Sentinel promotes the replica with the most of the primary's stream (the highest replication
+// offset), not the one with the lowest name: redis-2 is cut off from the stream, so redis-3 wins.
+TEST(RedisSentinel, PromotesTheReplicaWithTheHighestReplicationOffset) {
+  Cluster f(replicated());
+  f.w.spawn(&f.app, "buyer", [&] {
+    RedisClient client = f.redis.client(f.app);
+    value(client.call(Command::set("stock:sku1", "10")));
+    sim::sleep_until(f.at(100_ms));
+    f.w.network().partition(f.ids({"redis-2"}), f.ids({"redis-1"}));
+    value(client.call(Command::decrby("stock:sku1", 1)));  // reaches redis-3 only
+    value(client.call(Command::decrby("stock:sku1", 1)));
+    sim::sleep_for(10_ms);
+    f.w.crash(f.w.node("redis-1"));
+    f.w.network().heal();
+    sim::sleep_until(f.at(3_s));
+  });
+  f.run();
+  ASSERT_EQ(f.failovers().size(), 1u);
+  EXPECT_EQ(f.failovers().front(), "old=redis-1 new=redis-3 offset=3 epoch=1 ");
+  EXPECT_EQ(f.redis.primary_name(), "redis-3");
+  EXPECT_EQ(f.stored("redis-3", "stock:sku1"), "8");
+}
+
 TEST(RedisPersistence, APrimaryRestartingEmptyBeforeAFailoverEmptiesItsReplicas) {
   Cluster f(replicated());
   sim::FaultPlan::parse("at 100ms crash redis-1; at 300ms restart redis-1").apply(f.w);
