@@ -6,6 +6,7 @@ packages=(
   libboost-fiber-dev libboost-context-dev
   librapidcheck-dev libgtest-dev libgmock-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev
+  jq
 )
 missing=()
 for p in "${packages[@]}"; do

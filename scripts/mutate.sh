@@ -14,7 +14,7 @@
 # not marked equivalent was killed, 1 when one survived, 2 on bad input or a broken baseline.
 set -euo pipefail
 
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=${OVERSIM_MUTATE_REPO:-$(cd "$(dirname "$0")/.." && pwd)}
 list="$repo/tests/mutations.txt"
 work=${OVERSIM_MUTATE_DIR:-/tmp/oversim-mutate}
 src="$work/src"
@@ -81,7 +81,10 @@ apply_mutation() {
 }
 
 build_it() { cmake --build "$build" -j "$jobs" >"$work/build.log" 2>&1; }
-run_tests() { ctest --test-dir "$build" -j "$jobs" --stop-on-failure --timeout 900 >"$work/test.log" 2>&1; }
+# The golden fingerprints fail on any change of behaviour, so they run last: a mutation they alone
+# kill changed runs without any test of meaning noticing, and the report says so.
+run_tests() { ctest --test-dir "$build" -j "$jobs" --stop-on-failure --timeout 900 -E '^Golden\.' >"$work/test.log" 2>&1; }
+run_golden() { ctest --test-dir "$build" -j "$jobs" --timeout 900 -R '^Golden\.' >"$work/test.log" 2>&1; }
 first_failure() { grep -E '\*\*\*(Failed|Timeout|Exception)|Failed  |\(Failed\)|\(Timeout\)' "$work/test.log" | head -1 | sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: //; s/ \.{3,}.*//; s/ *#.*//' ; }
 
 # Every selected mutation must apply exactly once before anything is built.
@@ -96,11 +99,11 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 echo "mutate: baseline build and tests in $build"
 build_it || die "the unmutated tree does not build: $work/build.log"
-run_tests || die "the unmutated tree fails its tests: $work/test.log"
+run_tests && run_golden || die "the unmutated tree fails its tests: $work/test.log"
 
 report="$work/report.txt"
 : >"$report"
-killed=0; survived=0; equivalent=0; stillborn=0
+killed=0; survived=0; equivalent=0; stillborn=0; golden_only=0
 start=$(date +%s)
 for i in "${selected[@]}"; do
   f="$src/${files[i]}"
@@ -114,14 +117,14 @@ for i in "${selected[@]}"; do
   t0=$(date +%s)
   if ! build_it; then
     verdict="stillborn"; detail="does not compile"; stillborn=$((stillborn + 1))
-  elif run_tests; then
-    if [ -n "${equivs[i]}" ]; then
-      verdict="equivalent"; detail="${equivs[i]}"; equivalent=$((equivalent + 1))
-    else
-      verdict="SURVIVED"; detail="every test passed"; survived=$((survived + 1))
-    fi
-  else
+  elif ! run_tests; then
     verdict="killed"; detail="by $(first_failure)"; killed=$((killed + 1))
+  elif ! run_golden; then
+    verdict="killed"; detail="only by the golden fingerprints (runs changed; no test of meaning noticed)"; killed=$((killed + 1)); golden_only=$((golden_only + 1))
+  elif [ -n "${equivs[i]}" ]; then
+    verdict="equivalent"; detail="${equivs[i]}"; equivalent=$((equivalent + 1))
+  else
+    verdict="SURVIVED"; detail="every test passed"; survived=$((survived + 1))
   fi
   cp -p "$work/original" "$f"
   touch "$f"
@@ -134,7 +137,7 @@ build_it || true
 counted=$((killed + survived))
 rate="n/a"
 [ "$counted" -gt 0 ] && rate=$(awk -v k="$killed" -v c="$counted" 'BEGIN { printf "%.1f%%", 100 * k / c }')
-summary="mutate: ${#selected[@]} mutations: $killed killed, $survived survived, $equivalent equivalent, $stillborn stillborn; kill rate $rate (killed / (killed + survived)) in $(( $(date +%s) - start ))s"
+summary="mutate: ${#selected[@]} mutations: $killed killed ($golden_only only by the golden fingerprints), $survived survived, $equivalent equivalent, $stillborn stillborn; kill rate $rate (killed / (killed + survived)) in $(( $(date +%s) - start ))s"
 echo "$summary" | tee -a "$report"
 echo "mutate: report in $report"
 [ "$survived" -eq 0 ]

@@ -311,5 +311,31 @@ TEST(World, ATiedTimerCancelledOrWokenByAnotherTiedTimerDoesNotFireAgain) {
   EXPECT_GT(woken_before_its_deadline, 0);
 }
 
+// A fiber woken while its node is paused is held at once: it never joins the ready set, so it
+// takes part in no scheduling choice and runs only after the resume.
+TEST(World, AFiberWokenOnAPausedNodeIsHeldAtOnceAndTakesPartInNoChoice) {
+  World w(WorldConfig{.seed = 3});
+  Node& a = w.add_node("a");
+  Node& b = w.add_node("b");
+  Node& c = w.add_node("c");
+  Event go;
+  std::vector<std::string> order;
+  size_t choices_at_set = 0;
+  w.spawn(&a, "on-a", [&] { go.wait("go"); order.push_back("a"); });
+  w.spawn(&b, "on-b", [&] { go.wait("go"); order.push_back("b"); });
+  w.spawn(&c, "setter", [&] {
+    sleep_for(1_ms);
+    w.pause(a);
+    choices_at_set = w.choices().size();
+    go.set();  // wakes on-a (held: a is paused) and on-b
+    sleep_for(1_ms);
+    order.push_back("c");
+    w.resume(a);
+  });
+  ASSERT_EQ(w.run().status, RunStatus::completed);
+  EXPECT_EQ(order, (std::vector<std::string>{"b", "c", "a"}));
+  EXPECT_EQ(w.choices().size(), choices_at_set) << "only on-b was ready after the set: nothing to choose";
+}
+
 }  // namespace
 }  // namespace oversim::sim

@@ -28,17 +28,36 @@ expect() {  # expect <status> <stderr-substring or -> <args...>
   passes=$((passes + 1))
 }
 
+# expect_violated <status> "<violated properties>" <args...>: the exit status, and exactly these
+# properties reported VIOLATED in the property table (asserted or not), in catalogue order.
+expect_violated() {
+  local want="$1" violated="$2"
+  shift 2
+  local out status got
+  out=$("$oversim" "$@" 2>/dev/null)
+  status=$?
+  got=$(printf '%s\n' "$out" | awk '/^property /{f=1;next} f&&/^$/{f=0} f&&/VIOLATED/{printf "%s%s", sep, $1; sep=" "}')
+  if [ "$status" != "$want" ] || [ "$got" != "$violated" ]; then
+    echo "FAIL: oversim $*: exit $status with VIOLATED '$got'; expected exit $want with '$violated'"
+    failures=$((failures + 1))
+    return
+  fi
+  passes=$((passes + 1))
+}
+
 # Good runs and verdicts.
 expect 0 - --version
 expect 0 - list variants
 expect 0 - list faults
 expect 0 - list properties
-expect 0 - run --variant article_recipe --faults chaos --seed 3 --trace none
-expect 1 - run --variant read_modify_write --buyers 2 --stock 1 --trace none
-expect 0 - check --variant db_conditional_update --faults gc-pause --seeds 5 --jobs 2
-expect 1 - check --variant redis_lock_read_modify_write --faults gc-pause --seeds 10 --jobs 2
-expect 0 - check --variant redis_lock_conditional --faults gc-pause --seeds 10
-expect 1 - check --variant redis_lock_conditional --faults gc-pause --seeds 10 --properties lock_mutual_exclusion
+expect_violated 0 "lock_mutual_exclusion" run --variant article_recipe --faults chaos --seed 3 --trace none
+expect_violated 1 "no_oversell ledger_conservation no_lost_update" run --variant read_modify_write --buyers 2 --stock 1 --trace none
+expect_violated 0 "" check --variant db_conditional_update --faults gc-pause --seeds 5 --jobs 2
+expect_violated 1 "no_oversell ledger_conservation lock_mutual_exclusion no_lost_update" check --variant redis_lock_read_modify_write --faults gc-pause --seeds 10 --jobs 2
+expect_violated 0 "lock_mutual_exclusion" check --variant redis_lock_conditional --faults gc-pause --seeds 10
+expect_violated 1 "lock_mutual_exclusion" check --variant redis_lock_conditional --faults gc-pause --seeds 10 --properties lock_mutual_exclusion
+expect_violated 1 "no_oversell ledger_conservation lock_mutual_exclusion no_foreign_unlock no_lost_update" check --variant redis_lock_plain_del --faults clock-jump --seeds 10 --properties no_foreign_unlock
+expect_violated 0 "no_oversell ledger_conservation lock_mutual_exclusion no_lost_update" check --variant redis_lock_read_modify_write --faults clock-jump --seeds 10 --properties no_foreign_unlock
 expect 0 - compare --seeds 1 --variants db_conditional_update --faults none,gc-pause
 expect 0 - demo --trace none
 
@@ -139,10 +158,17 @@ d1=$("$oversim" demo --trace none | tail -1)
 d2=$("$oversim" demo --trace none | tail -1)
 if [ "$d1" != "$d2" ]; then echo "FAIL: demo hashes differ: $d1 vs $d2"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 expect 0 - --check-determinism
-# JSON lines: one object per line.
+# JSON lines: every line one object that jq parses, with the documented fields and types, and
+# the same events as the text trace.
 json=$("$oversim" run --variant article_recipe --seed 2 --trace json)
-if [ -z "$json" ] || printf '%s\n' "$json" | grep -qv '^{"at_ns":[0-9]*,"step":[0-9]*,"node":".*","kind":".*","fields":{.*}}$'; then
-  echo "FAIL: --trace json is not JSON lines"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+text_events=$("$oversim" run --variant article_recipe --seed 2 --trace text | grep -cE '^ +[0-9]+\.[0-9]{6}s #[0-9]+ ')
+bad=$(printf '%s\n' "$json" | grep '^{' | jq -c 'select((.at_ns|type) != "number" or (.step|type) != "number" or (.node|type) != "string" or (.kind|type) != "string" or (.fields|type) != "object" or ([.fields[]|type] - ["string"] | length) != 0)' 2>&1)
+objects=$(printf '%s\n' "$json" | grep -c '^{')
+parsed=$(printf '%s\n' "$json" | grep '^{' | jq -s 'length' 2>/dev/null)
+if [ -z "$json" ] || [ -n "$bad" ] || [ "$parsed" != "$objects" ] || [ "$objects" != "$text_events" ] || [ "$objects" -lt 10 ]; then
+  echo "FAIL: --trace json: $objects object lines, $parsed parsed by jq, $text_events text events; bad: $bad"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+first=$(printf '%s\n' "$json" | grep -m1 '"kind":"redis"' | jq -r '.fields.cmd')
+if [[ "$first" != SET\ * ]]; then echo "FAIL: the first redis event's cmd is '$first'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
