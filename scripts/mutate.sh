@@ -67,7 +67,8 @@ mkdir -p "$src"
 cd "$repo"
 git ls-files -z | while IFS= read -r -d '' f; do
   [ -f "$f" ] || continue
-  if ! cmp -s "$f" "$src/$f" 2>/dev/null; then mkdir -p "$src/$(dirname "$f")"; cp -p "$f" "$src/$f"; fi
+  # A fresh mtime, so the build sees the change even when the copy was restored from a mutation.
+  if ! cmp -s "$f" "$src/$f" 2>/dev/null; then mkdir -p "$src/$(dirname "$f")"; cp "$f" "$src/$f"; fi
 done
 
 # Replaces the single occurrence of FIND with REPL in FILE ("\n" means a newline). Prints the

@@ -22,6 +22,7 @@
 //            waiting for the row, a retry happened), so the H cells were exercised.
 // And in every row: some order was sold, and CHECK (available >= 0) never had to turn a
 // statement down (no design here relies on it; if it fires, a design's own guard failed).
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -154,6 +155,8 @@ const Row kTable[] = {
     {"article_recipe", "retries", H, H, H, H, V, H, H, V, "reached: sold_out lock_contended #idempotency.repeat #retry.gateway"},
     {"article_recipe", "chaos", H, H, H, H, V, H, H, V, "reached: sold_out lock_contended #idempotency.repeat"},
 };
+
+void PrintTo(const Row& row, std::ostream* os) { *os << row.variant << " under " << row.profile; }
 
 constexpr uint64_t kSeeds = 40;
 

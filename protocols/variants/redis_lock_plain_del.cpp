@@ -5,7 +5,9 @@
 // lets C in while B still works: one expiry turns into a chain of overlapping holders.
 // Expected verdict: VIOLATES no_oversell and lock_mutual_exclusion under gc-pause, slow-rpc and
 // every other profile where a lease can expire before its holder finishes (failover, partition,
-// clock-jump); no_duplicate_order under retries and chaos (no idempotency).
+// clock-jump); no_duplicate_order under retries and chaos (no idempotency). What sets it apart
+// from redis_lock_read_modify_write is no_foreign_unlock: a DEL removes the lock of a client
+// still holding it (under gc-pause, clock-jump, slow-rpc, retries and chaos within 40 seeds).
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
