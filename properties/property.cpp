@@ -160,6 +160,12 @@ std::optional<std::string> where_rechecked_after_wait(const Simulation& s) {
   return std::nullopt;
 }
 
+std::optional<std::string> failover_happened(const Simulation& s) {
+  const redis::Sentinel* sentinel = s.redis().sentinel();
+  if (sentinel == nullptr || sentinel->epoch() == 0) return std::nullopt;
+  return fmt::format("Sentinel promoted a replica {} time(s); {} is the primary", sentinel->epoch(), sentinel->current_primary());
+}
+
 std::optional<std::string> ledger_conservation(const Simulation& s) {
   const auto orders = s.db().committed_orders();
   const auto by_sku = orders_by_sku(orders);
@@ -274,6 +280,8 @@ const std::vector<Property>& catalogue() {
       {"where_rechecked_after_wait", Kind::sometimes, Category::coverage,
        "a conditional UPDATE waited for the row lock, re-read the committed row and its WHERE turned the buyer away",
        where_rechecked_after_wait},
+      {"failover_happened", Kind::sometimes, Category::coverage, "Sentinel promoted a replica to primary during the run",
+       failover_happened},
       {"ambiguous_outcome", Kind::sometimes, Category::coverage, "some purchase ended with an unknown (timed-out) outcome", ambiguous_outcome},
   };
   return all;

@@ -337,5 +337,26 @@ TEST(World, AFiberWokenOnAPausedNodeIsHeldAtOnceAndTakesPartInNoChoice) {
   EXPECT_EQ(w.choices().size(), choices_at_set) << "only on-b was ready after the set: nothing to choose";
 }
 
+// A node paused while one of its fibers is already ready (here by a fiber on another node, in
+// the same instant): the scheduler holds that fiber when it would pick it.
+TEST(World, AFiberAlreadyReadyWhenItsNodeIsPausedIsHeldUntilTheResume) {
+  World w(WorldConfig{.seed = 5});
+  Node& a = w.add_node("a");
+  Node& c = w.add_node("c");
+  Event go;
+  std::vector<std::string> order;
+  w.spawn(&a, "on-a", [&] { go.wait("go"); order.push_back("a"); });
+  w.spawn(&c, "pauser", [&] {
+    sleep_for(1_ms);
+    go.set();    // on-a is ready now
+    w.pause(a);  // and its node stops before it runs
+    sleep_for(1_ms);
+    order.push_back("c");
+    w.resume(a);
+  });
+  ASSERT_EQ(w.run().status, RunStatus::completed);
+  EXPECT_EQ(order, (std::vector<std::string>{"c", "a"}));
+}
+
 }  // namespace
 }  // namespace oversim::sim

@@ -44,6 +44,7 @@ class RedisDeployment {
   const RedisServer& server(size_t index) const { return *servers_.at(index); }
   const RedisState& state(const std::string& name) { return server(name).state(); }
   Sentinel* sentinel() { return sentinel_.get(); }
+  const Sentinel* sentinel() const { return sentinel_.get(); }
   // The sentinel's view (redis-1 when standalone).
   std::string primary_name() const;
   // Every server that is up and believes it is a primary: more than one is split brain.
