@@ -52,5 +52,27 @@ TEST(Scenario, AFaultNamingANodeTheSaleLacksIsRejectedWithTheList) {
   EXPECT_EQ(problem_of("at 1s partition app-1,redis-1 | redis-2,sentinel,db"), "none");
 }
 
+// A buyer killed with its node stops believing it holds its lock at the crash, even in a design
+// that never releases it (the BuyContext closes open beliefs as the fiber unwinds): otherwise a
+// dead buyer would "overlap" with every later holder.
+protocols::BuyResult take_the_lock_and_never_release(protocols::BuyContext& ctx) {
+  ctx.lock_acquired(ctx.lock_key(), ctx.new_token(), sim::Duration::s(10));
+  sim::sleep_for(sim::Duration::s(100));
+  return protocols::BuyResult::failed;
+}
+
+TEST(Scenario, ABuyerKilledWithItsNodeStopsBelievingItHoldsItsLockAtTheCrash) {
+  const protocols::Design design{"never_releases", "test design", "test", take_the_lock_and_never_release, {}};
+  Scenario s;
+  s.design = design.name;
+  s.workload.buyers = 1;
+  s.workload.app_nodes = 1;
+  s.faults = sim::FaultPlan::parse("at 50ms crash app-1; at 1s restart app-1");
+  protocols::Simulation sale(s, design);
+  sale.run();
+  ASSERT_EQ(sale.history().locks.size(), 1u);
+  EXPECT_EQ(sale.history().locks[0].released, sim::Instant::zero() + sim::Duration::ms(50));
+}
+
 }  // namespace
 }  // namespace oversim
