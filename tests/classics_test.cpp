@@ -172,6 +172,21 @@ TEST(Classics, TheFirstFailureOfASweepReplaysBitForBitFromItsScenario) {
   opt.jobs = 2;
   const properties::SweepResult sw = properties::sweep(opt);
   ASSERT_TRUE(sw.first_failure.has_value());
+  // The sweep, merged from two threads, agrees with the seeds run one by one: the lowest
+  // failing seed is the first failure, and each count is the number of runs.
+  uint64_t lowest = 0;
+  int64_t oversold = 0;
+  for (uint64_t seed = opt.first_seed; seed < opt.first_seed + opt.seeds; ++seed) {
+    const RunResult r = properties::run_checked(properties::scenario_for(opt, seed));
+    if (lowest == 0 && r.violates(opt.asserted)) lowest = seed;
+    oversold += r.result("no_oversell").violated ? 1 : 0;
+  }
+  ASSERT_NE(lowest, 0u);
+  EXPECT_EQ(sw.first_failing_seed, lowest);
+  EXPECT_EQ(sw.first_failure->scenario.seed, lowest);
+  EXPECT_EQ(sw.counts.at("no_oversell").violated, oversold);
+  EXPECT_EQ(sw.counts.at("no_oversell").first_seed, lowest);
+  EXPECT_EQ(sw.runs, opt.seeds);
   const RunResult again = properties::run_checked(sw.first_failure->scenario);
   EXPECT_EQ(again.outcome.hash(), sw.first_failure->outcome.hash());
   EXPECT_TRUE(again.result("no_oversell").violated);

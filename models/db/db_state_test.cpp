@@ -270,6 +270,42 @@ TEST(DbState, ConcurrentDuplicateInsertSucceedsWhenTheFirstRollsBack) {
                                        {"o2", order("o2", "alice", "r1")}}));
 }
 
+// The observations behind no_lost_update and where_rechecked_after_wait: a read-then-write that
+// overwrote a committed change is recorded when it commits (and only then), a relative
+// decrement never is, and a conditional UPDATE that waited and then matched nothing is counted.
+TEST(DbState, RecordsALostUpdateAtCommitAndAWhereThatTurnedABuyerAwayAfterAWait) {
+  DbState db;
+  db.add_stock("sku1", 5);
+  TxnId a = db.begin();
+  TxnId b = db.begin();
+  EXPECT_EQ(db.execute(a, SelectStock{"sku1"}).stock_rows.at(0).available, 5);
+  EXPECT_EQ(db.execute(b, SelectStock{"sku1"}).stock_rows.at(0).available, 5);
+  EXPECT_EQ(to_string(db.execute(b, set_available("sku1", 4))), "UPDATE 1");
+  EXPECT_EQ(db.commit(b).kind, Outcome::Ok);
+  EXPECT_TRUE(db.lost_updates().empty());  // b wrote over the version it read
+  EXPECT_EQ(to_string(db.execute(a, set_available("sku1", 4))), "UPDATE 1");
+  EXPECT_TRUE(db.lost_updates().empty());  // not committed yet
+  EXPECT_EQ(db.commit(a).kind, Outcome::Ok);
+  ASSERT_EQ(db.lost_updates().size(), 1u);
+  EXPECT_EQ(db.lost_updates()[0], "txn1 wrote available = 4 on sku1 from its read of commit 1, but commit 2 had changed the row since");
+
+  DbState one;
+  one.add_stock("sku1", 1);
+  TxnId c = one.begin();
+  TxnId d = one.begin();
+  EXPECT_EQ(to_string(one.execute(c, conditional_decrement("sku1"))), "UPDATE 1");
+  EXPECT_EQ(one.execute(d, conditional_decrement("sku1")).kind, Outcome::Blocked);
+  EXPECT_EQ(one.where_refusals_after_wait(), 0);
+  EXPECT_EQ(one.commit(c).kind, Outcome::Ok);
+  EXPECT_EQ(one.take_woken(), std::vector<TxnId>{d});
+  EXPECT_EQ(to_string(one.execute(d, conditional_decrement("sku1"))), "UPDATE 0");
+  EXPECT_EQ(one.where_refusals_after_wait(), 1);
+  EXPECT_EQ(to_string(one.execute(d, conditional_decrement("sku1"))), "UPDATE 0");
+  EXPECT_EQ(one.where_refusals_after_wait(), 1);  // no wait this time
+  EXPECT_TRUE(one.lost_updates().empty());
+  EXPECT_EQ(one.check_violations(), 0);
+}
+
 TEST(DbState, CheckConstraintRejectsNegativeStockAndAbortsTheTransaction) {
   // A decrement without `available >= 1` on the last unit, twice: the second breaks the CHECK.
   DbState db;
@@ -282,6 +318,7 @@ TEST(DbState, CheckConstraintRejectsNegativeStockAndAbortsTheTransaction) {
             "ERROR: new row for relation \"stock\" violates check constraint "
             "\"stock_available_check\"");
   EXPECT_EQ(sqlstate(r.kind), "23514");
+  EXPECT_EQ(db.check_violations(), 1);  // observed for the check_constraint_fired property
   EXPECT_EQ(db.execute(a, SelectStock{"sku1"}).kind, Outcome::InFailedTransaction);
   // The error released the lock at once (PostgreSQL aborts at the error, not at ROLLBACK).
   TxnId b = db.begin();
