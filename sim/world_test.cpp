@@ -239,6 +239,34 @@ TEST(World, SameSeedSameHashDifferentSeedsDifferentRuns) {
 // A condition-variable wait made while the fiber is being cancelled (in a destructor during
 // unwinding) returns at once, and reports that it was not notified. (It used to report true,
 // which a caller reads as "notified".)
+// wait_until is true only when notified: a timeout is false, at the deadline, with the mutex held.
+TEST(World, ACondVarWaitUntilIsTrueWhenNotifiedAndFalseAtItsDeadline) {
+  World w(WorldConfig{.seed = 1});
+  Node& n = w.add_node("n");
+  Mutex m;
+  CondVar cv;
+  std::vector<std::string> seen;
+  w.spawn(&n, "waits-in-vain", [&] {
+    m.lock();
+    const bool notified = cv.wait_until(m, Instant::zero() + 5_ms);
+    seen.push_back(fmt::format("timeout: {} at {} held {}", notified, format_instant(now()), !m.try_lock()));
+    m.unlock();
+  });
+  w.spawn(&n, "notified", [&] {
+    sleep_for(10_ms);
+    m.lock();
+    const bool notified = cv.wait_until(m, Instant::zero() + 50_ms);
+    seen.push_back(fmt::format("notify: {} at {}", notified, format_instant(now())));
+    m.unlock();
+  });
+  w.spawn(&n, "notifier", [&] {
+    sleep_for(20_ms);
+    cv.notify_all();
+  });
+  ASSERT_EQ(w.run().status, RunStatus::completed);
+  EXPECT_EQ(seen, (std::vector<std::string>{"timeout: false at    0.005000s held true", "notify: true at    0.020000s"}));
+}
+
 TEST(World, ACondVarWaitDuringCancellationReportsNotNotified) {
   World w(WorldConfig{.seed = 1});
   Mutex m;
