@@ -59,7 +59,7 @@ RunResult run_checked(const Scenario& scenario) {
       return;
     }
     for (PropertyResult& pr : r.properties) {
-      if (pr.property->kind != Kind::always || pr.violated || pr.property->name == "lock_mutual_exclusion") continue;
+      if (pr.property->kind != Kind::always || pr.violated || pr.property->over_history) continue;
       if (auto witness = pr.property->check(simulation)) {
         pr.violated = true;
         pr.violation = Violation{e.at, e.step, *witness};
@@ -79,11 +79,11 @@ RunResult run_checked(const Scenario& scenario) {
       continue;
     }
     if (pr.violated) continue;
-    if (p.name == "lock_mutual_exclusion") {
-      // Judged over the whole history of beliefs; the witness names the overlap's start.
-      if (auto overlap = first_lock_overlap(simulation)) {
+    if (p.over_history) {
+      // Judged over the whole history; the violation carries the first offence's time and step.
+      if (auto offence = p.over_history(simulation)) {
         pr.violated = true;
-        pr.violation = Violation{overlap->at, overlap->step, overlap->witness};
+        pr.violation = Violation{offence->at, offence->step, offence->witness};
       }
       continue;
     }

@@ -118,27 +118,34 @@ std::optional<std::string> lock_mutual_exclusion(const Simulation& s) {
   return std::nullopt;
 }
 
+}  // namespace
+
 // A client's DEL removed a lock key whose token belonged to a client that still believed it held
 // the lock: only a release that does not compare the token (or a stale holder's) can do that.
-std::optional<std::string> no_foreign_unlock(const Simulation& s) {
-  const auto& locks = s.history().locks;
-  const redis::RedisServer::Removal* first = nullptr;
-  const protocols::LockBelief* victim = nullptr;
+std::optional<Offence> first_foreign_unlock(const Simulation& s) {
+  std::map<std::pair<std::string, std::string>, const protocols::LockBelief*> by_key_token;
+  for (const auto& b : s.history().locks) by_key_token.emplace(std::pair{b.key, b.token}, &b);
+  std::optional<Offence> first;
   for (size_t i = 0; i < s.redis().size(); ++i) {
     for (const auto& r : s.redis().server(i).removals()) {
-      if (first != nullptr && !(r.at < first->at)) continue;
-      for (const auto& b : locks) {
-        if (b.key == r.key && b.token == r.value && b.acquired <= r.at && r.at < b.released) {
-          first = &r;
-          victim = &b;
-          break;
-        }
+      if (first && !(r.at < first->at)) continue;
+      auto it = by_key_token.find({r.key, r.value});
+      if (it == by_key_token.end()) continue;
+      const protocols::LockBelief& b = *it->second;
+      if (b.acquired <= r.at && r.at < b.released) {
+        first = Offence{r.at, r.step, fmt::format("a DEL from {} at {} removed {} while {} (token {}) still believed it held it", r.from,
+                                                  sim::format_instant(r.at), r.key, b.holder, b.token)};
       }
     }
   }
-  if (first == nullptr) return std::nullopt;
-  return fmt::format("a DEL from {} at {} removed {} while {} (token {}) still believed it held it", first->from,
-                     sim::format_instant(first->at), first->key, victim->holder, victim->token);
+  return first;
+}
+
+namespace {
+
+std::optional<std::string> no_foreign_unlock(const Simulation& s) {
+  if (auto offence = first_foreign_unlock(s)) return offence->witness;
+  return std::nullopt;
 }
 
 // The database's record of lost updates: a read-then-write that overwrote a committed change.
@@ -263,10 +270,11 @@ const std::vector<Property>& catalogue() {
       {"ledger_conservation", Kind::eventually, Category::business,
        "per SKU: available + sold = initial, and the ledger (when written) sums to the stock's movement", ledger_conservation},
       {"lock_mutual_exclusion", Kind::always, Category::mechanism,
-       "no two clients believe they hold the same lock at the same true time (the overlap is the witness)", lock_mutual_exclusion},
+       "no two clients believe they hold the same lock at the same true time (the overlap is the witness)", lock_mutual_exclusion,
+       first_lock_overlap},
       {"no_foreign_unlock", Kind::always, Category::mechanism,
        "no client's DEL removes a lock key another client still believes it holds (release without a token compare)",
-       no_foreign_unlock},
+       no_foreign_unlock, first_foreign_unlock},
       {"no_lost_update", Kind::always, Category::mechanism,
        "no committed read-then-write overwrote a stock change made after its read (a lost update)", no_lost_update},
       {"progress", Kind::eventually, Category::liveness, "when demand >= stock and faults have healed, everything sells (no undersell)",

@@ -23,6 +23,13 @@ enum class Category : uint8_t { business, mechanism, liveness, coverage };
 const char* to_string(Kind k);
 const char* to_string(Category c);
 
+// The first offence against a history property: when (true time), the step, and the witness.
+struct Offence {
+  sim::Instant at;
+  uint64_t step = 0;
+  std::string witness;
+};
+
 struct Property {
   std::string name;
   Kind kind = Kind::always;
@@ -31,17 +38,20 @@ struct Property {
   // always/eventually: a witness when violated, nullopt when it holds.
   // sometimes: a description of the situation when reached, nullopt otherwise.
   std::function<std::optional<std::string>(const protocols::Simulation&)> check;
+  // Set for always-properties over a recorded history (lock beliefs, keys removed): judged once,
+  // at the end, over the whole history, returning the first offence with its own time and step
+  // (cheaper than re-reading the history after every event, and the time is the offence's).
+  std::function<std::optional<Offence>(const protocols::Simulation&)> over_history = nullptr;
   bool asserted_by_default() const { return category == Category::business; }
 };
 
-// The earliest moment two clients believed they held the same lock: when (true time), the step
-// of the later acquisition, and the witness. Backs lock_mutual_exclusion.
-struct LockOverlap {
-  sim::Instant at;
-  uint64_t step = 0;
-  std::string witness;
-};
+// The earliest moment two clients believed they held the same lock; the step is that of the
+// later acquisition. Backs lock_mutual_exclusion.
+using LockOverlap = Offence;
 std::optional<LockOverlap> first_lock_overlap(const protocols::Simulation& s);
+// The earliest DEL that removed a lock key whose holder still believed it held it. Backs
+// no_foreign_unlock.
+std::optional<Offence> first_foreign_unlock(const protocols::Simulation& s);
 
 const std::vector<Property>& catalogue();
 const Property* find_property(const std::string& name);

@@ -161,7 +161,7 @@ void RedisServer::handle_command(const sim::Message& request, const Command& com
   }
   ApplyResult result = state_.apply(command, node_.local_now());
   if (deleting && result.reply.kind() == Reply::Kind::integer && result.reply.as_integer() == 1) {
-    removals_.push_back(Removal{deleting->first, deleting->second, node_by_id(request.from).name(), world_.now()});
+    removals_.push_back(Removal{deleting->first, deleting->second, node_by_id(request.from).name(), world_.now(), world_.steps()});
   }
   uint64_t offset = state_.replication_offset();
   const bool wrote = !result.replicated.empty();

@@ -91,6 +91,7 @@ class RedisServer {
     std::string value;
     std::string from;  // the client's node
     Instant at;        // true time
+    uint64_t step = 0;
   };
   const std::vector<Removal>& removals() const { return removals_; }
 
