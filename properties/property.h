@@ -35,7 +35,8 @@ struct Property {
   Kind kind = Kind::always;
   Category category = Category::business;
   std::string description;
-  // always/eventually: a witness when violated, nullopt when it holds.
+  // always/eventually: a witness when violated, nullopt when it holds. Unset (nullptr) for a
+  // property judged over_history.
   // sometimes: a description of the situation when reached, nullopt otherwise.
   std::function<std::optional<std::string>(const protocols::Simulation&)> check;
   // Set for always-properties over a recorded history (lock beliefs, keys removed): judged once,

@@ -494,12 +494,18 @@ DbState::CommitSeq DbState::statement_snapshot(const Txn& txn) const {
 }
 
 namespace {
+// The committed version a snapshot sees, with the commit that made it.
 template <typename Row>
-const Row* version_at(const std::vector<std::pair<int64_t, Row>>& list, int64_t snapshot) {
+const std::pair<int64_t, Row>* entry_at(const std::vector<std::pair<int64_t, Row>>& list, int64_t snapshot) {
   for (auto it = list.rbegin(); it != list.rend(); ++it) {
-    if (it->first <= snapshot) return &it->second;
+    if (it->first <= snapshot) return &*it;
   }
   return nullptr;
+}
+template <typename Row>
+const Row* version_at(const std::vector<std::pair<int64_t, Row>>& list, int64_t snapshot) {
+  const auto* entry = entry_at(list, snapshot);
+  return entry == nullptr ? nullptr : &entry->second;
 }
 }  // namespace
 
@@ -555,13 +561,7 @@ Result DbState::select_stock(TxnId id, Txn& txn, const SelectStock& s) {
   if (!row) return make(Outcome::Ok, Command::Select, 0);
   if (!txn.stock_writes.contains(s.sku)) {
     // The commit that made the version this statement sees (for lost-update detection).
-    const CommitSeq snapshot = statement_snapshot(txn);
-    for (auto it = stock_.at(s.sku).list.rbegin(); it != stock_.at(s.sku).list.rend(); ++it) {
-      if (it->first <= snapshot) {
-        txn.stock_read_at[s.sku] = it->first;
-        break;
-      }
-    }
+    if (const auto* entry = entry_at(stock_.at(s.sku).list, statement_snapshot(txn))) txn.stock_read_at[s.sku] = entry->first;
   }
   if (s.for_update) {
     const CommitSeq latest = stock_.at(s.sku).list.back().first;

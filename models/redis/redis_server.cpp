@@ -150,18 +150,17 @@ void RedisServer::handle_command(const sim::Message& request, const Command& com
     reply(request, command, Reply::error("NOREPLICAS Not enough good replicas to write."));
     return;
   }
-  // The value a client delete may remove (an expired key is not removed: DEL answers 0).
-  std::optional<std::pair<std::string, std::string>> deleting;
-  if (const auto* del = std::get_if<Del>(&command.op)) deleting.emplace(del->key, "");
-  if (const auto* del = std::get_if<DelIfEquals>(&command.op)) deleting.emplace(del->key, "");
-  if (deleting) {
-    auto entry = state_.entries().find(deleting->first);
-    if (entry == state_.entries().end()) deleting.reset();
-    else deleting->second = entry->second.value;
-  }
+  // A client delete's key and the value it holds now: if the DEL answers 1, that value is what
+  // it removed (an expired key is not removed: DEL answers 0).
+  const std::string* deleted_key = nullptr;
+  if (const auto* del = std::get_if<Del>(&command.op)) deleted_key = &del->key;
+  if (const auto* del = std::get_if<DelIfEquals>(&command.op)) deleted_key = &del->key;
+  const auto held = deleted_key == nullptr ? state_.entries().end() : state_.entries().find(*deleted_key);
+  std::optional<std::string> held_value;
+  if (held != state_.entries().end()) held_value = held->second.value;
   ApplyResult result = state_.apply(command, node_.local_now());
-  if (deleting && result.reply.kind() == Reply::Kind::integer && result.reply.as_integer() == 1) {
-    removals_.push_back(Removal{deleting->first, deleting->second, node_by_id(request.from).name(), world_.now(), world_.steps()});
+  if (held_value && result.reply.kind() == Reply::Kind::integer && result.reply.as_integer() == 1) {
+    removals_.push_back(Removal{*deleted_key, *held_value, node_by_id(request.from).name(), world_.now(), world_.steps()});
   }
   uint64_t offset = state_.replication_offset();
   const bool wrote = !result.replicated.empty();
