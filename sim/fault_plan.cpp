@@ -11,6 +11,8 @@
 
 namespace oversim::sim {
 
+__extension__ typedef __int128 I128;
+
 const char* to_string(FaultKind kind) {
   switch (kind) {
     case FaultKind::pause: return "pause";
@@ -76,22 +78,57 @@ bool valid_name(std::string_view name) {
   return true;
 }
 
+bool valid_point(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
+}
+
+std::string_view ordinal_suffix(uint64_t n) {
+  if (n % 100 >= 11 && n % 100 <= 13) return "th";
+  switch (n % 10) {
+    case 1: return "st";
+    case 2: return "nd";
+    case 3: return "rd";
+    default: return "th";
+  }
+}
+
+// "1.5x lock-ttl", "+2x lock-ttl" (signed: a clock jump).
+std::string format_scale(const Scale& s, bool sign) {
+  const int64_t m = s.milli < 0 ? -s.milli : s.milli;
+  std::string number = std::to_string(m / 1000);
+  if (m % 1000 != 0) {
+    std::string frac = fmt::format("{:03}", m % 1000);
+    while (frac.back() == '0') frac.pop_back();
+    number += "." + frac;
+  }
+  return fmt::format("{}{}x {}", sign ? (s.milli < 0 ? "-" : "+") : "", number, s.quantity);
+}
+
+bool has_length(FaultKind k) { return k == FaultKind::pause || k == FaultKind::hold || k == FaultKind::delay_next; }
+
 class FaultParser {
  public:
   FaultParser(std::string_view source, std::vector<std::string_view> words) : source_(source), words_(std::move(words)) {}
 
   Fault parse() {
     Fault f;
-    expect("at");
-    const std::string_view at = next("a time");
-    if (!at.empty() && at.front() == '-') fail(fmt::format("the time '{}' must not be negative", at));
-    f.at = duration(at, Duration::zero(), kMaxFaultTime);
+    const std::string_view when = next("'at' or 'on'");
+    if (when == "at") {
+      const std::string_view at = next("a time");
+      if (!at.empty() && at.front() == '-') fail(fmt::format("the time '{}' must not be negative", at));
+      f.at = duration(at, Duration::zero(), kMaxFaultTime);
+    } else if (when == "on") {
+      trigger(f);
+    } else {
+      fail(fmt::format("expected 'at' or 'on', got '{}'", when));
+    }
     const std::string_view verb = next("a fault verb");
     if (verb == "pause") {
       f.kind = FaultKind::pause;
       f.node = name();
       expect("for");
-      f.length = positive_duration();
+      length(f);
     } else if (verb == "crash" || verb == "restart" || verb == "isolate") {
       f.kind = verb == "crash" ? FaultKind::crash : verb == "restart" ? FaultKind::restart : FaultKind::isolate;
       f.node = name();
@@ -109,15 +146,16 @@ class FaultParser {
       f.to = name();
       if (f.kind == FaultKind::delay_next) {
         expect("by");
-        f.length = positive_duration();
+        length(f);
       } else if (f.kind == FaultKind::hold) {
         expect("for");
-        f.length = positive_duration();
+        length(f);
       }
     } else if (verb == "clock-jump") {
       f.kind = FaultKind::clock_jump;
       f.node = name();
-      f.length = duration(next("a signed duration such as +2s"));
+      const std::string_view jump = next("a signed duration such as +2s");
+      if (!scaled(jump, true, f)) f.length = duration(jump);
     } else if (verb == "clock-drift") {
       f.kind = FaultKind::clock_drift;
       f.node = name();
@@ -146,11 +184,79 @@ class FaultParser {
     if (!d.value) fail(d.error);
     return *d.value;
   }
-  Duration positive_duration() {
+  // `on [Nth] point [in node] [after delay]`
+  void trigger(Fault& f) {
+    std::string_view word = next("a fault point");
+    if (!word.empty() && word.front() >= '0' && word.front() <= '9') {
+      f.trigger.nth = ordinal(word);
+      word = next("a fault point");
+    }
+    if (!valid_point(word)) fail(fmt::format("'{}' is not a fault point name (lower case letters, digits and '_')", word));
+    f.trigger.point = std::string(word);
+    if (peek() == "in") {
+      ++pos_;
+      f.trigger.node = name();
+      if (f.trigger.node == kHere) fail("'in here' names no node: leave 'in' out to count every node");
+    }
+    if (peek() == "after") {
+      ++pos_;
+      const std::string_view delay = next("a delay");
+      if (!delay.empty() && delay.front() == '-') fail(fmt::format("the delay '{}' must not be negative", delay));
+      f.at = duration(delay, Duration::zero(), kMaxFaultTime);
+    }
+  }
+  uint32_t ordinal(std::string_view text) {
+    size_t digits = 0;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+    uint64_t n = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + digits, n);
+    const bool parsed = ec == std::errc() && ptr == text.data() + digits && n >= 1 && n <= kMaxTriggerNth;
+    if (!parsed || text.substr(digits) != ordinal_suffix(n)) {
+      fail(fmt::format("'{}' is not an ordinal such as 1st, 2nd, 3rd or 4th (at most {})", text, kMaxTriggerNth));
+    }
+    return static_cast<uint32_t>(n);
+  }
+  std::string_view peek() const { return pos_ < words_.size() ? words_[pos_] : std::string_view(); }
+  // A fixed positive duration, or a positive multiple of a quantity ("1.5x lock-ttl").
+  void length(Fault& f) {
     const std::string_view text = next("a duration");
-    Duration d = duration(text);
-    if (d <= Duration::zero()) fail(fmt::format("'{}' must be a positive duration", text));
-    return d;
+    if (scaled(text, false, f)) return;
+    f.length = duration(text);
+    if (f.length <= Duration::zero()) fail(fmt::format("'{}' must be a positive duration", text));
+  }
+  // "1.5x" followed by a quantity name; `sign`: a leading + or - is required (a clock jump).
+  bool scaled(std::string_view text, bool sign, Fault& f) {
+    if (text.size() < 2 || text.back() != 'x') return false;
+    std::string_view number = text.substr(0, text.size() - 1);
+    bool negative = false;
+    if (sign) {
+      if (number.empty() || (number.front() != '+' && number.front() != '-')) return false;
+      negative = number.front() == '-';
+      number.remove_prefix(1);
+    }
+    const size_t dot = number.find('.');
+    const std::string_view whole = number.substr(0, dot);
+    const std::string_view frac = dot == std::string_view::npos ? std::string_view() : number.substr(dot + 1);
+    auto digits_only = [](std::string_view d) { return !d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }); };
+    if (!digits_only(whole) || (dot != std::string_view::npos && (!digits_only(frac) || frac.size() > 3))) return false;
+    uint64_t w = 0;
+    const auto [ptr, ec] = std::from_chars(whole.data(), whole.data() + whole.size(), w);
+    int64_t milli = 0;
+    if (ec == std::errc() && ptr == whole.data() + whole.size() && w <= static_cast<uint64_t>(kMaxScaleMilli / 1000)) {
+      milli = static_cast<int64_t>(w) * 1000;
+      int64_t place = 100;
+      for (char c : frac) {
+        milli += (c - '0') * place;
+        place /= 10;
+      }
+    } else {
+      milli = kMaxScaleMilli + 1;
+    }
+    if (milli <= 0 || milli > kMaxScaleMilli) fail(fmt::format("'{}' must be a multiple above 0 and at most {}x", text, kMaxScaleMilli / 1000));
+    const std::string_view quantity = next("a quantity such as lock-ttl");
+    if (!valid_name(quantity) || quantity == kHere) fail(fmt::format("'{}' is not a quantity name", quantity));
+    f.scale = Scale{negative ? -milli : milli, std::string(quantity)};
+    return true;
   }
   std::string name() {
     const std::string_view n = next("a node name");
@@ -209,8 +315,28 @@ std::optional<std::string> fault_problem(const Fault& f) {
   auto span = [](Duration d) { return format_duration(d); };
   if (f.at < Duration::zero()) return std::string("the time must not be negative");
   if (f.at > kMaxFaultTime) return fmt::format("the time {} is past the limit of {}", span(f.at), span(kMaxFaultTime));
-  const bool timed = f.kind == FaultKind::pause || f.kind == FaultKind::hold || f.kind == FaultKind::delay_next;
-  if (timed && f.length <= Duration::zero()) return fmt::format("'{}' must be a positive duration", span(f.length));
+  const bool timed = has_length(f.kind);
+  if (f.triggered()) {
+    if (!valid_point(f.trigger.point)) return fmt::format("'{}' is not a fault point name", f.trigger.point);
+    if (f.trigger.nth < 1 || f.trigger.nth > kMaxTriggerNth) return fmt::format("the occurrence {} is out of range (1..{})", f.trigger.nth, kMaxTriggerNth);
+    if (!f.trigger.node.empty() && (!valid_name(f.trigger.node) || f.trigger.node == kHere)) return fmt::format("'{}' is not a node name", f.trigger.node);
+  } else if (!f.trigger.node.empty() || f.trigger.nth != 1) {
+    return std::string("an 'at' fault has no trigger");
+  } else {
+    for (const std::string& n : named_nodes(f)) {
+      if (n == kHere) return std::string("'here' is the node that reached a fault point: only an 'on' fault has one");
+    }
+  }
+  const bool scaled = !f.scale.quantity.empty();
+  if (scaled) {
+    if (!timed && f.kind != FaultKind::clock_jump) return fmt::format("a {} fault has no length to scale", to_string(f.kind));
+    if (!valid_name(f.scale.quantity)) return fmt::format("'{}' is not a quantity name", f.scale.quantity);
+    const int64_t m = f.scale.milli < 0 ? -f.scale.milli : f.scale.milli;
+    if (m == 0 || m > kMaxScaleMilli || (timed && f.scale.milli < 0)) return fmt::format("the multiple {} is out of range", format_scale(f.scale, !timed));
+  } else if (f.scale.milli != 0) {
+    return std::string("a multiple names no quantity");
+  }
+  if (timed && !scaled && f.length <= Duration::zero()) return fmt::format("'{}' must be a positive duration", span(f.length));
   if ((timed || f.kind == FaultKind::clock_jump) && (f.length > kMaxFaultLength || f.length < -kMaxFaultLength)) {
     return fmt::format("{} is out of range (at most {})", span(f.length), span(kMaxFaultLength));
   }
@@ -256,18 +382,30 @@ std::optional<std::string> FaultPlan::problem() const {
 }
 
 std::string to_string(const Fault& f) {
-  const std::string at = fmt::format("at {} {}", format_duration(f.at), to_string(f.kind));
+  std::string at;
+  if (f.triggered()) {
+    at = "on ";
+    if (f.trigger.nth != 1) at += fmt::format("{}{} ", f.trigger.nth, ordinal_suffix(f.trigger.nth));
+    at += f.trigger.point;
+    if (!f.trigger.node.empty()) at += fmt::format(" in {}", f.trigger.node);
+    if (f.at != Duration::zero()) at += fmt::format(" after {}", format_duration(f.at));
+    at += fmt::format(" {}", to_string(f.kind));
+  } else {
+    at = fmt::format("at {} {}", format_duration(f.at), to_string(f.kind));
+  }
+  const std::string length = f.scale.quantity.empty() ? format_duration(f.length) : format_scale(f.scale, false);
   switch (f.kind) {
-    case FaultKind::pause: return fmt::format("{} {} for {}", at, f.node, format_duration(f.length));
+    case FaultKind::pause: return fmt::format("{} {} for {}", at, f.node, length);
     case FaultKind::crash:
     case FaultKind::restart:
     case FaultKind::isolate: return fmt::format("{} {}", at, f.node);
     case FaultKind::heal: return at;
     case FaultKind::partition: return fmt::format("{} {} | {}", at, join(f.side_a), join(f.side_b));
     case FaultKind::cut: return fmt::format("{} {} -> {}", at, f.node, f.to);
-    case FaultKind::delay_next: return fmt::format("{} {} -> {} by {}", at, f.node, f.to, format_duration(f.length));
-    case FaultKind::hold: return fmt::format("{} {} -> {} for {}", at, f.node, f.to, format_duration(f.length));
-    case FaultKind::clock_jump: return fmt::format("{} {} {}", at, f.node, signed_duration(f.length));
+    case FaultKind::delay_next: return fmt::format("{} {} -> {} by {}", at, f.node, f.to, length);
+    case FaultKind::hold: return fmt::format("{} {} -> {} for {}", at, f.node, f.to, length);
+    case FaultKind::clock_jump:
+      return fmt::format("{} {} {}", at, f.node, f.scale.quantity.empty() ? signed_duration(f.length) : format_scale(f.scale, true));
     case FaultKind::clock_drift: return fmt::format("{} {} {}{}ppm", at, f.node, f.drift_ppm < 0 ? "" : "+", f.drift_ppm);
   }
   return at;
@@ -305,9 +443,41 @@ std::string FaultPlan::to_string() const {
   return out;
 }
 
+bool FaultPlan::triggered() const {
+  return std::any_of(faults.begin(), faults.end(), [](const Fault& f) { return f.triggered(); });
+}
+
+FaultPlan FaultPlan::resolved(const Quantities& quantities) const {
+  FaultPlan out = *this;
+  for (Fault& f : out.faults) {
+    if (f.scale.quantity.empty()) continue;
+    const Quantity* q = nullptr;
+    for (const Quantity& candidate : quantities) {
+      if (candidate.name == f.scale.quantity) q = &candidate;
+    }
+    if (q == nullptr) {
+      std::string known;
+      for (const Quantity& k : quantities) known += fmt::format("{}{}", known.empty() ? "" : ", ", k.name);
+      throw FaultPlanError(fmt::format("bad fault '{}': unknown quantity '{}' (known: {})", sim::to_string(f), f.scale.quantity, known));
+    }
+    // value * milli / 1000 in 128 bits: a quantity is at most a lease (hours), milli at most 10^6.
+    const I128 ns = static_cast<I128>(q->value.count_ns()) * f.scale.milli / 1000;
+    if (ns > kMaxFaultLength.count_ns() || ns < -kMaxFaultLength.count_ns()) {
+      throw FaultPlanError(fmt::format("bad fault '{}': {} is past the limit of {}", sim::to_string(f), format_scale(f.scale, false), format_duration(kMaxFaultLength)));
+    }
+    f.length = Duration::ns(static_cast<int64_t>(ns));
+    if (has_length(f.kind) && f.length <= Duration::zero()) {
+      throw FaultPlanError(fmt::format("bad fault '{}': {} is {} here, not a positive duration", sim::to_string(f), f.scale.quantity, format_duration(q->value)));
+    }
+  }
+  if (auto problem = out.problem()) throw FaultPlanError(*problem);
+  return out;
+}
+
 Duration FaultPlan::settled_at() const {
   Duration end = Duration::zero();
   for (const Fault& f : faults) {
+    if (f.triggered()) continue;
     Duration e = f.at;
     if (f.kind == FaultKind::pause || f.kind == FaultKind::hold || f.kind == FaultKind::delay_next) e += f.length;
     if (e > end) end = e;
@@ -317,7 +487,10 @@ Duration FaultPlan::settled_at() const {
 
 std::optional<std::string> FaultPlan::unknown_node(const std::vector<std::string>& nodes) const {
   for (const Fault& f : faults) {
-    for (const std::string& n : named_nodes(f)) {
+    std::vector<std::string> named = named_nodes(f);
+    if (!f.trigger.node.empty()) named.insert(named.begin(), f.trigger.node);
+    for (const std::string& n : named) {
+      if (n == kHere && f.triggered()) continue;
       if (std::find(nodes.begin(), nodes.end(), n) != nodes.end()) continue;
       std::string known;
       for (const std::string& k : nodes) known += fmt::format("{}{}", known.empty() ? "" : ", ", k);
@@ -327,62 +500,117 @@ std::optional<std::string> FaultPlan::unknown_node(const std::vector<std::string
   return std::nullopt;
 }
 
+namespace {
+
+// Applies one concrete fault (every name resolved) now.
+void fire(World& world, const Fault& f, const std::string& text) {
+  world.trace_at(nullptr, "fault", {{"fault", text}});
+  world.note_fault_applied();
+  Network& net = world.network();
+  auto node_of = [&world](const std::string& name) -> Node& { return world.node(name); };
+  switch (f.kind) {
+    case FaultKind::pause: {
+      Node& n = node_of(f.node);
+      world.pause(n);
+      n.extend_pause_until(world.now() + f.length);
+      // Overlapping pauses: only the resume of the pause that ends last resumes.
+      world.after(f.length, [&world, &n] {
+        if (world.now() >= n.paused_until()) world.resume(n);
+      });
+      break;
+    }
+    case FaultKind::crash: world.crash(node_of(f.node)); break;
+    case FaultKind::restart: world.restart(node_of(f.node)); break;
+    case FaultKind::isolate: net.isolate(node_of(f.node).id()); break;
+    case FaultKind::heal: net.heal(); break;
+    case FaultKind::partition: {
+      std::vector<NodeId> a, b;
+      for (const std::string& n : f.side_a) a.push_back(node_of(n).id());
+      for (const std::string& n : f.side_b) b.push_back(node_of(n).id());
+      net.partition(a, b);
+      break;
+    }
+    case FaultKind::cut: net.cut(node_of(f.node).id(), node_of(f.to).id()); break;
+    case FaultKind::delay_next: net.delay_next(node_of(f.node).id(), node_of(f.to).id(), f.length); break;
+    case FaultKind::hold: {
+      const NodeId from = node_of(f.node).id();
+      const NodeId to = node_of(f.to).id();
+      net.hold(from, to);
+      world.after(f.length, [&net, from, to] { net.release(from, to); });
+      break;
+    }
+    case FaultKind::clock_jump: node_of(f.node).clock().jump(world.now(), f.length); break;
+    case FaultKind::clock_drift: node_of(f.node).clock().set_drift_ppm(world.now(), f.drift_ppm); break;
+  }
+}
+
+Duration played_out(const Fault& f) { return has_length(f.kind) ? f.at + f.length : f.at; }
+
+// A triggered fault waiting for its occurrence.
+struct Armed {
+  Fault fault;
+  std::string text;
+  uint32_t seen = 0;
+  bool fired = false;
+};
+
+}  // namespace
+
 void FaultPlan::apply(World& world) const {
   if (auto problem = this->problem()) throw FaultPlanError(*problem);
+  for (const Fault& f : faults) {
+    if (!f.scale.quantity.empty() && (f.length == Duration::zero())) {
+      throw FaultPlanError(fmt::format("bad fault '{}': the plan was not resolved against the run's quantities", sim::to_string(f)));
+    }
+  }
   // Resolve every name first so a bad plan schedules nothing.
   std::vector<std::string> names;
   for (const auto& n : world.nodes()) names.push_back(n->name());
   if (auto unknown = unknown_node(names)) throw FaultPlanError(*unknown);
-  auto node_of = [&world](const std::string& name) -> Node& { return world.node(name); };
+  auto armed = std::make_shared<std::vector<Armed>>();
   for (const Fault& f : faults) {
-    const Instant when = Instant::zero() + f.at;
-    world.at(when, [&world, f, node_of] {
-      world.trace_at(nullptr, "fault", {{"fault", sim::to_string(f)}});
-      Network& net = world.network();
-      switch (f.kind) {
-        case FaultKind::pause: {
-          Node& n = node_of(f.node);
-          world.pause(n);
-          n.extend_pause_until(world.now() + f.length);
-          // Overlapping pauses: only the resume of the pause that ends last resumes.
-          world.after(f.length, [&world, &n] {
-            if (world.now() >= n.paused_until()) world.resume(n);
-          });
-          break;
-        }
-        case FaultKind::crash: world.crash(node_of(f.node)); break;
-        case FaultKind::restart: world.restart(node_of(f.node)); break;
-        case FaultKind::isolate: net.isolate(node_of(f.node).id()); break;
-        case FaultKind::heal: net.heal(); break;
-        case FaultKind::partition: {
-          std::vector<NodeId> a, b;
-          for (const std::string& n : f.side_a) a.push_back(node_of(n).id());
-          for (const std::string& n : f.side_b) b.push_back(node_of(n).id());
-          net.partition(a, b);
-          break;
-        }
-        case FaultKind::cut: net.cut(node_of(f.node).id(), node_of(f.to).id()); break;
-        case FaultKind::delay_next: net.delay_next(node_of(f.node).id(), node_of(f.to).id(), f.length); break;
-        case FaultKind::hold: {
-          const NodeId from = node_of(f.node).id();
-          const NodeId to = node_of(f.to).id();
-          net.hold(from, to);
-          world.after(f.length, [&net, from, to] { net.release(from, to); });
-          break;
-        }
-        case FaultKind::clock_jump: {
-          Node& n = node_of(f.node);
-          n.clock().jump(world.now(), f.length);
-          break;
-        }
-        case FaultKind::clock_drift: {
-          Node& n = node_of(f.node);
-          n.clock().set_drift_ppm(world.now(), f.drift_ppm);
-          break;
-        }
-      }
-    });
+    if (f.triggered()) {
+      armed->push_back(Armed{f, sim::to_string(f)});
+      continue;
+    }
+    world.fault_settles_at(Instant::zero() + played_out(f));
+    world.at(Instant::zero() + f.at, [&world, f, text = sim::to_string(f)] { fire(world, f, text); });
   }
+  if (armed->empty()) return;
+  world.add_point_observer([&world, armed](std::string_view point, Node* at) {
+    // Every fault this occurrence triggers, in plan order.
+    for (Armed& a : *armed) {
+      const Trigger& t = a.fault.trigger;
+      if (a.fired || t.point != point) continue;
+      if (!t.node.empty() && (at == nullptr || at->name() != t.node)) continue;
+      if (++a.seen != t.nth) continue;
+      a.fired = true;
+      Fault f = a.fault;
+      bool resolved = true;
+      bool uses_here = false;
+      auto here = [&](std::string& n) {
+        if (n != kHere) return;
+        uses_here = true;
+        if (at == nullptr) resolved = false;
+        else n = at->name();
+      };
+      here(f.node);
+      here(f.to);
+      for (std::string& n : f.side_a) here(n);
+      for (std::string& n : f.side_b) here(n);
+      if (!resolved) {
+        world.trace_at(nullptr, "fault-skipped", {{"fault", a.text}, {"why", "no node reached the point"}});
+        continue;
+      }
+      world.fault_settles_at(world.now() + played_out(f));
+      const std::string text = uses_here ? fmt::format("{} (here: {})", a.text, at->name()) : a.text;
+      if (f.at == Duration::zero()) {
+        fire(world, f, text);
+      } else {
+        world.after(f.at, [&world, f, text] { fire(world, f, text); });
+      }
+    }
+  });
 }
 
 void heal_everything(World& world) {

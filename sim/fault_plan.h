@@ -1,6 +1,11 @@
-// A fault plan is data: a list of timed faults with a text form that prints and parses back, so a
+// A fault plan is data: a list of faults with a text form that prints and parses back, so a
 // plan can be typed on the command line, stored next to a seed, generated and shrunk by
-// rapidcheck, and printed in a reproduce command. Times are offsets from the start of the run.
+// rapidcheck, and printed in a reproduce command. A fault comes at a time (an offset from the
+// start of the run) or on a fault point: the nth time a fiber reaches a named point in the
+// protocol (`after_acquire`, `before_commit`) or a model reports an event (`write_unreplicated`),
+// optionally only on one node and after a delay. A triggered fault may name `here`, the node that
+// reached the point, and a length may be a multiple of a named workload quantity (`2x lock-ttl`),
+// resolved when the run starts (FaultPlan::resolved).
 //
 //   at 1s pause app-1 for 4s            stop-the-world pause (GC), resumes by itself
 //   at 2s crash redis-1                 kill the process (volatile state is lost)
@@ -13,6 +18,9 @@
 //   at 1s clock-drift redis-2 +200ppm   set the node's clock rate error
 //   at 1s delay-next app-1 -> db by 5s  the next message on that link arrives 5s later
 //   at 1s hold app-1 -> db for 2s       queue the link's messages, deliver them after 2s
+//   on after_acquire pause here for 1.5x lock-ttl        the first lock holder's process pauses
+//   on 3rd before_commit in app-2 crash here             app-2 dies before its buyer's COMMIT
+//   on write_unreplicated in redis-1 after 3s restart redis-1
 //
 // Faults are separated by newlines or ';'; '#' starts a comment.
 #pragma once
@@ -33,15 +41,43 @@ class World;
 enum class FaultKind : uint8_t { pause, crash, restart, partition, isolate, cut, heal, clock_jump, clock_drift, delay_next, hold };
 const char* to_string(FaultKind kind);
 
+// When a triggered fault comes: the nth time `point` is reached (on `node`, or on any node).
+struct Trigger {
+  std::string point;  // empty: the fault comes at an absolute time
+  std::string node;   // "" : occurrences on every node count
+  uint32_t nth = 1;
+  friend bool operator==(const Trigger&, const Trigger&) = default;
+};
+
+// A length written as a multiple of a named quantity ("1.5x lock-ttl"): milli = 1500.
+struct Scale {
+  int64_t milli = 0;
+  std::string quantity;  // empty: the length is written as a fixed duration
+  friend bool operator==(const Scale&, const Scale&) = default;
+};
+
+// The named quantities a run resolves scaled lengths against (the workload's lock TTL, ...).
+struct Quantity {
+  std::string name;
+  Duration value;
+};
+using Quantities = std::vector<Quantity>;
+
+// The node a triggered fault means by `here`: the one whose fiber reached the point.
+inline constexpr const char* kHere = "here";
+
 struct Fault {
-  Duration at;
+  Duration at;                      // absolute time, or the delay after the trigger
+  Trigger trigger;
   FaultKind kind = FaultKind::heal;
   std::string node;                 // the subject, or the sending side of a link
   std::string to;                   // the receiving side of a link
   std::vector<std::string> side_a;  // partition
   std::vector<std::string> side_b;
-  Duration length;                  // pause for, hold for, delay by, jump by
+  Duration length;                  // pause for, hold for, delay by, jump by (resolved, when scaled)
+  Scale scale;
   int64_t drift_ppm = 0;
+  bool triggered() const { return !trigger.point.empty(); }
   friend bool operator==(const Fault&, const Fault&) = default;
 };
 
@@ -58,6 +94,8 @@ inline constexpr Duration kMaxClockJumpsPerNode = Duration::s(3650LL * 24 * 3600
 inline constexpr size_t kMaxFaults = 100'000;
 inline constexpr int64_t kMinDriftPpm = -999'999;  // the clock still advances
 inline constexpr int64_t kMaxDriftPpm = 1'000'000;  // twice as fast
+inline constexpr uint32_t kMaxTriggerNth = 1'000'000'000;
+inline constexpr int64_t kMaxScaleMilli = 1'000'000;  // at most 1000x a quantity
 
 struct FaultPlan {
   std::vector<Fault> faults;
@@ -71,10 +109,16 @@ struct FaultPlan {
   std::optional<std::string> unknown_node(const std::vector<std::string>& nodes) const;
   std::string to_string() const;  // canonical: "at 1s pause app-1 for 4s; at 2s heal"
   bool empty() const { return faults.empty(); }
-  // When the last fault has played out (a pause's resume, a hold's release included).
+  bool triggered() const;  // some fault comes on a fault point
+  // The plan with every scaled length computed from `quantities` (the text form is kept).
+  // Throws FaultPlanError naming an unknown quantity or a length past the limits.
+  FaultPlan resolved(const Quantities& quantities) const;
+  // When the last timed fault has played out (a pause's resume, a hold's release included).
+  // Triggered faults are not known in advance: World::faults_settle_at() adds them as they fire.
   Duration settled_at() const;
-  // Schedules every fault as a timer in `world`. Throws FaultPlanError for an unknown node or
-  // an invalid plan, before anything is scheduled.
+  // Schedules every timed fault as a timer in `world` and arms every triggered one on the
+  // world's fault points. Throws FaultPlanError for an unknown node, an unresolved scaled length
+  // or an invalid plan, before anything is scheduled.
   void apply(World& world) const;
   friend bool operator==(const FaultPlan&, const FaultPlan&) = default;
 };

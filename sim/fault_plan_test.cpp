@@ -54,7 +54,7 @@ TEST(FaultPlan, BadTextIsRejectedNamingTheProblem) {
   EXPECT_EQ(error_of("at 1s pause db"), "bad fault 'at 1s pause db': expected 'for' at the end");
   EXPECT_EQ(error_of("at 1s pause db for 0"), "bad fault 'at 1s pause db for 0': '0' must be a positive duration");
   EXPECT_EQ(error_of("at 1s crash db now"), "bad fault 'at 1s crash db now': unexpected 'now'");
-  EXPECT_EQ(error_of("crash db"), "bad fault 'crash db': expected 'at', got 'crash'");
+  EXPECT_EQ(error_of("crash db"), "bad fault 'crash db': expected 'at' or 'on', got 'crash'");
   EXPECT_EQ(error_of("at 1s clock-drift db 5"), "bad fault 'at 1s clock-drift db 5': '5' is not a drift (e.g. +200ppm)");
 }
 
@@ -157,6 +157,104 @@ TEST(FaultPlan, AppliedFaultsHappenAtTheirTimes) {
                                             "db up true app clock 45045us"}));
 }
 
+TEST(FaultPlan, TriggeredAndScaledFaultsRoundTrip) {
+  const std::string text =
+      "on after_acquire pause here for 1.5x lock-ttl; on 3rd before_commit in app-2 crash here; "
+      "on write_unreplicated in redis-1 after 3s restart redis-1; on 22nd after_read delay-next here -> db by 2x lock-ttl; "
+      "on 11th before_release clock-jump redis-1 +1.25x lock-ttl; at 1s hold app-1 -> db for 0.5x gateway-timeout";
+  FaultPlan plan = FaultPlan::parse(text);
+  ASSERT_EQ(plan.faults.size(), 6u);
+  EXPECT_EQ(plan.to_string(), text);
+  EXPECT_EQ(FaultPlan::parse(plan.to_string()), plan);
+  EXPECT_EQ(plan.faults[1].trigger, (Trigger{"before_commit", "app-2", 3}));
+  EXPECT_EQ(plan.faults[2].at, 3_s);
+  EXPECT_EQ(plan.faults[0].scale, (Scale{1500, "lock-ttl"}));
+  EXPECT_EQ(plan.faults[4].scale, (Scale{1250, "lock-ttl"}));
+  EXPECT_TRUE(plan.triggered());
+  // The ordinal 1st is the default and is not printed.
+  EXPECT_EQ(FaultPlan::parse("on 1st after_acquire pause here for 1s").to_string(), "on after_acquire pause here for 1s");
+  // Only the timed fault counts towards settled_at: a triggered one is not known in advance.
+  EXPECT_EQ(FaultPlan::parse("on after_acquire pause here for 9s; at 1s pause app-1 for 2s").settled_at(), 3_s);
+}
+
+TEST(FaultPlan, ScaledLengthsResolveAgainstTheRunsQuantities) {
+  const Quantities q = {{"lock-ttl", 500_ms}, {"remote-call", 20_ms}};
+  FaultPlan plan = FaultPlan::parse("on after_acquire pause here for 1.5x lock-ttl; at 0 clock-jump db -2x remote-call").resolved(q);
+  EXPECT_EQ(plan.faults[0].length, 750_ms);
+  EXPECT_EQ(plan.faults[1].length, -40_ms);
+  EXPECT_EQ(plan.to_string(), "on after_acquire pause here for 1.5x lock-ttl; at 0 clock-jump db -2x remote-call");
+  try {
+    FaultPlan::parse("at 0 pause db for 2x lock-tll").resolved(q);
+    FAIL();
+  } catch (const FaultPlanError& e) {
+    EXPECT_STREQ(e.what(), "bad fault 'at 0 pause db for 2x lock-tll': unknown quantity 'lock-tll' (known: lock-ttl, remote-call)");
+  }
+  // An unresolved plan is not applied: its lengths are unknown.
+  World w(WorldConfig{.seed = 1});
+  w.add_node("db");
+  EXPECT_THROW(FaultPlan::parse("at 0 pause db for 2x lock-ttl").apply(w), FaultPlanError);
+}
+
+TEST(FaultPlan, BadTriggersAreRejectedNamingTheProblem) {
+  EXPECT_EQ(error_of("on after-acquire crash db"), "bad fault 'on after-acquire crash db': 'after-acquire' is not a fault point name (lower case letters, digits and '_')");
+  EXPECT_EQ(error_of("on 2th after_acquire crash db"), "bad fault 'on 2th after_acquire crash db': '2th' is not an ordinal such as 1st, 2nd, 3rd or 4th (at most 1000000000)");
+  EXPECT_EQ(error_of("on 0th after_acquire crash db"), "bad fault 'on 0th after_acquire crash db': '0th' is not an ordinal such as 1st, 2nd, 3rd or 4th (at most 1000000000)");
+  EXPECT_EQ(error_of("on after_acquire in here crash db"), "bad fault 'on after_acquire in here crash db': 'in here' names no node: leave 'in' out to count every node");
+  EXPECT_EQ(error_of("on after_acquire after -1s crash db"), "bad fault 'on after_acquire after -1s crash db': the delay '-1s' must not be negative");
+  EXPECT_EQ(error_of("at 1s crash here"), "bad fault 'at 1s crash here': 'here' is the node that reached a fault point: only an 'on' fault has one");
+  EXPECT_EQ(error_of("on after_acquire pause here for 0x lock-ttl"), "bad fault 'on after_acquire pause here for 0x lock-ttl': '0x' must be a multiple above 0 and at most 1000x");
+  EXPECT_EQ(error_of("on after_acquire pause here for 1001x lock-ttl"), "bad fault 'on after_acquire pause here for 1001x lock-ttl': '1001x' must be a multiple above 0 and at most 1000x");
+  EXPECT_EQ(error_of("on after_acquire pause here for 1.5x"), "bad fault 'on after_acquire pause here for 1.5x': expected a quantity such as lock-ttl at the end");
+  EXPECT_EQ(error_of("on after_acquire"), "bad fault 'on after_acquire': expected a fault verb at the end");
+  EXPECT_EQ(error_of("at 0 crash here"), "bad fault 'at 0 crash here': 'here' is the node that reached a fault point: only an 'on' fault has one");
+}
+
+// A triggered fault happens exactly at its point: the fiber that reached it is the one paused
+// (it does not run one more step), only the nth occurrence on the named node counts, a delay
+// waits, and points reached after close_points() trigger nothing.
+TEST(FaultPlan, TriggeredFaultsHappenAtTheirPoint) {
+  World w(WorldConfig{.seed = 1});
+  Node& a = w.add_node("a");
+  Node& b = w.add_node("b");
+  FaultPlan::parse("on 2nd step in a pause here for 10ms; on 1st step in b after 5ms crash b; on 3rd step crash a").apply(w);
+  std::vector<std::string> seen;
+  w.spawn(&a, "a-worker", [&] {
+    for (int i = 0; i < 2; ++i) {
+      World::current().reach("step");
+      seen.push_back(fmt::format("a passed step {} at {}", i + 1, format_duration(now() - Instant::zero())));
+    }
+  });
+  w.spawn(&b, "b-worker", [&] {
+    sleep_for(Duration::ms(1));
+    World::current().reach("step");  // the 3rd step overall: crashes a, which is paused; b goes on
+    seen.push_back(fmt::format("b passed step at {}", format_duration(now() - Instant::zero())));
+    sleep_for(Duration::ms(10));
+    seen.push_back("b never gets here");
+  });
+  EXPECT_EQ(w.run().status, RunStatus::completed);
+  EXPECT_EQ(seen, (std::vector<std::string>{"a passed step 1 at 0", "b passed step at 1ms"}));
+  EXPECT_FALSE(a.up());
+  EXPECT_FALSE(b.up());
+  EXPECT_EQ(w.faults_applied(), 3u);
+  EXPECT_EQ(w.point_counts().at("step"), 3u);
+  // Pause 10ms from 0 and the delayed crash at 6ms: the last fault plays out at 10ms.
+  EXPECT_EQ(w.faults_settle_at(), Instant::zero() + 10_ms);
+}
+
+TEST(FaultPlan, ClosedPointsTriggerNothing) {
+  World w(WorldConfig{.seed = 1});
+  Node& a = w.add_node("a");
+  FaultPlan::parse("on step crash here").apply(w);
+  w.spawn(&a, "worker", [&] {
+    World::current().close_points();
+    World::current().reach("step");
+  });
+  EXPECT_EQ(w.run().status, RunStatus::completed);
+  EXPECT_TRUE(a.up());
+  EXPECT_EQ(w.faults_applied(), 0u);
+  EXPECT_EQ(w.point_counts().at("step"), 1u);
+}
+
 // Any generated plan prints to text that parses back to the same plan.
 RC_GTEST_PROP(FaultPlanProperty, PrintThenParseIsIdentity, ()) {
   const auto name = rc::gen::element<std::string>("app-1", "db", "redis-1", "redis-2", "zk");
@@ -164,23 +262,39 @@ RC_GTEST_PROP(FaultPlanProperty, PrintThenParseIsIdentity, ()) {
   const auto fault = rc::gen::exec([&] {
     Fault f;
     f.at = Duration::ms(*rc::gen::inRange<int64_t>(0, 60000));
+    if (*rc::gen::inRange(0, 3) == 0) {
+      f.trigger.point = *rc::gen::element<std::string>("after_acquire", "before_commit", "write_unreplicated");
+      f.trigger.nth = static_cast<uint32_t>(*rc::gen::inRange(1, 30));
+      if (*rc::gen::arbitrary<bool>()) f.trigger.node = *name;
+    }
     f.kind = static_cast<FaultKind>(*rc::gen::inRange(0, 11));
+    const bool scaled = *rc::gen::inRange(0, 3) == 0;
+    const int64_t milli = *rc::gen::inRange<int64_t>(1, 5000);
     switch (f.kind) {
       case FaultKind::pause:
       case FaultKind::hold:
-      case FaultKind::delay_next: f.length = *duration; break;
+      case FaultKind::delay_next:
+        if (scaled) f.scale = Scale{milli, "lock-ttl"};
+        else f.length = *duration;
+        break;
       case FaultKind::clock_jump: {
         const bool zero = *rc::gen::inRange(0, 8) == 0;  // a zero jump prints as "+0"
         const bool backwards = *rc::gen::arbitrary<bool>();
         const Duration length = *duration;
         f.length = zero ? Duration::zero() : backwards ? -length : length;
+        if (scaled) {
+          f.length = Duration::zero();
+          f.scale = Scale{backwards ? -milli : milli, "remote-call"};
+        }
         break;
       }
       case FaultKind::clock_drift: f.drift_ppm = *rc::gen::inRange<int64_t>(-999999, 1000000); break;
       default: break;
     }
-    if (f.kind != FaultKind::heal && f.kind != FaultKind::partition) f.node = *name;
-    if (f.kind == FaultKind::cut || f.kind == FaultKind::hold || f.kind == FaultKind::delay_next) f.to = *name;
+    // `here` only in triggered faults: absolute ones are refused (the property checks both).
+    const auto subject = f.triggered() ? rc::gen::element<std::string>("app-1", "db", "here") : name;
+    if (f.kind != FaultKind::heal && f.kind != FaultKind::partition) f.node = *subject;
+    if (f.kind == FaultKind::cut || f.kind == FaultKind::hold || f.kind == FaultKind::delay_next) f.to = *subject;
     if (f.kind == FaultKind::partition) {
       f.side_a = *rc::gen::nonEmpty(rc::gen::container<std::vector<std::string>>(name));
       f.side_b = *rc::gen::nonEmpty(rc::gen::container<std::vector<std::string>>(name));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 
 #include <boost/fiber/algo/algorithm.hpp>
 #include <boost/fiber/algo/round_robin.hpp>
@@ -606,6 +607,20 @@ void World::trace_at(const Node* n, std::string kind, std::vector<TraceField> fi
   TraceEvent event{now_, steps_, n != nullptr ? n->name() : std::string(), std::move(kind), std::move(fields)};
   for (const auto& observer : trace_observers_) observer(event);
   trace_.record(std::move(event));
+}
+
+// ---- fault points --------------------------------------------------------------------------
+
+void World::reach(std::string_view point) {
+  auto it = point_counts_.find(point);
+  if (it == point_counts_.end()) it = point_counts_.emplace(std::string(point), 0).first;
+  ++it->second;
+  if (!points_open_ || stopping_ || point_observers_.empty()) return;
+  Node* here = current_node();
+  for (const auto& observer : point_observers_) observer(point, here);
+  if (current_ == nullptr || std::uncaught_exceptions() > 0) return;
+  if (current_->cancelled) throw FiberCancelled{};
+  if (here != nullptr && here->paused_) sim::yield();  // held here until the node resumes
 }
 
 // ---- running -------------------------------------------------------------------------------

@@ -17,10 +17,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/node.h"
@@ -162,6 +164,25 @@ class World {
   bool chance(Ratio r);
   const std::vector<Choice>& choices() const { return choices_; }
 
+  // ---- fault points (sim/fault_plan.h arms triggered faults on them)
+  // The current fiber reached a named point in a protocol, or a model's server fiber an event.
+  // Counts it and tells the point observers. If an observer crashed or paused this fiber's own
+  // node, the fault happens right here: a crashed node's fiber unwinds at once, a paused one is
+  // held until its node resumes. Draws no choice unless a fault fires.
+  void reach(std::string_view point);
+  void add_point_observer(std::function<void(std::string_view point, Node* node)> observer) { point_observers_.push_back(std::move(observer)); }
+  // From now on points are still counted but no observer hears them (the sale is over).
+  void close_points() { points_open_ = false; }
+  // How many times each point was reached, by name.
+  const std::map<std::string, uint64_t, std::less<>>& point_counts() const { return point_counts_; }
+  // Faults applied so far, and when the last fault applied or armed so far will have played out.
+  void note_fault_applied() { ++faults_applied_; }
+  uint64_t faults_applied() const { return faults_applied_; }
+  void fault_settles_at(Instant t) {
+    if (t > faults_settle_at_) faults_settle_at_ = t;
+  }
+  Instant faults_settle_at() const { return faults_settle_at_; }
+
   // ---- trace
   void trace(std::string kind, std::vector<TraceField> fields = {});
   void trace_at(const Node* node, std::string kind, std::vector<TraceField> fields = {});
@@ -215,6 +236,11 @@ class World {
   std::vector<std::function<void(const TraceEvent&)>> trace_observers_;
   std::vector<Choice> choices_;
   StableHash choice_hash_;
+  std::vector<std::function<void(std::string_view, Node*)>> point_observers_;
+  std::map<std::string, uint64_t, std::less<>> point_counts_;
+  bool points_open_ = true;
+  uint64_t faults_applied_ = 0;
+  Instant faults_settle_at_ = Instant::zero();
 
   std::vector<std::unique_ptr<Node>> nodes_;
   std::unique_ptr<Network> network_;
