@@ -223,7 +223,8 @@ std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& event
   for (const sim::TraceEvent& e : events) {
     bool keep = false;
     if (e.kind == "fault" || e.kind == "pause" || e.kind == "resume" || e.kind == "crash" || e.kind == "restart" || e.kind == "failover" ||
-        e.kind == "lock-held" || e.kind == "lock-released" || e.kind == "ack" || e.kind == "heal") {
+        e.kind == "lock-held" || e.kind == "lock-released" || e.kind == "ack" || e.kind == "unheard" || e.kind == "heal" ||
+        e.kind == "fault-skipped") {
       keep = true;
     } else if (e.kind == "sql") {
       const std::string sql = field(e, "sql");

@@ -103,12 +103,18 @@ void BuyContext::note(const std::string& kind, std::vector<sim::TraceField> fiel
 }
 
 BuyResult BuyContext::sold(const std::string& order_id) {
-  History& h = sim_.history();
-  h.acks.push_back(OrderAck{order_id, user, sku, request_id, world().now()});
-  h.order_latencies.push_back(world().now() - arrived_);
-  note("ack", {{"order", order_id}, {"sku", sku}, {"user", user}});
+  sold_order_ = order_id;
   return BuyResult::sold;
 }
+
+void BuyContext::acknowledge() {
+  History& h = sim_.history();
+  h.acks.push_back(OrderAck{sold_order_, user, sku, request_id, world().now()});
+  h.order_latencies.push_back(world().now() - arrived_);
+  note("ack", {{"order", sold_order_}, {"sku", sku}, {"user", user}});
+}
+
+void BuyContext::unheard() { note("unheard", {{"order", sold_order_}, {"why", "the gateway no longer waits for this attempt"}}); }
 
 BuyResult BuyContext::outcome(BuyResult r) {
   note("outcome", {{"result", to_string(r)}});
@@ -170,8 +176,21 @@ std::vector<std::string> Simulation::node_names(const Scenario& scenario, const 
 
 Simulation::~Simulation() = default;
 
-std::optional<std::string> scenario_problem(const Scenario& s, const Design& design) {
-  if (auto problem = s.faults.problem()) return problem;
+sim::Quantities quantities(const Workload& w) {
+  return {{"lock-ttl", w.lock_ttl},         {"lock-wait", w.lock_wait},
+          {"lock-retry", w.lock_retry},     {"remote-call", w.remote_call},
+          {"gateway-timeout", w.gateway_timeout}, {"replication-lag", w.replication_lag},
+          {"burst-window", w.burst_window}};
+}
+
+std::optional<std::string> scenario_problem(const Scenario& scenario, const Design& design) {
+  if (auto problem = scenario.faults.problem()) return problem;
+  Scenario s = scenario;
+  try {
+    s.faults = scenario.faults.resolved(quantities(scenario.workload));
+  } catch (const sim::FaultPlanError& e) {
+    return std::string(e.what());
+  }
   const Instant horizon = Instant::zero() + s.horizon;
   for (const sim::Fault& f : s.faults.faults) {
     if (Instant::zero() + f.at >= horizon) {
@@ -210,10 +229,15 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
   struct Gateway {
     std::optional<BuyResult> answer;
     sim::Event answered;
+    bool listening = true;  // the buyer's request is still open
   };
   auto gateway = std::make_shared<Gateway>();
   const std::string name = fmt::format("buyer-{}{}", index + 1, second_click ? "-click2" : "");
   world_->spawn(nullptr, name, [=, this, running = std::make_shared<Running>(*this)] {
+    struct StopsListening {
+      Gateway& g;
+      ~StopsListening() { g.listening = false; }
+    } stops{*gateway};
     sim::sleep_until(arrival);
     const int first_attempt = second_click ? 101 : 1;  // a second click is its own attempt series
     for (int attempt = first_attempt; attempt <= first_attempt + w.max_retries; ++attempt) {
@@ -232,7 +256,14 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
         BuyContext ctx(*this, app, pool, user, sku, request, attempt, arrival);
         const BuyResult r = design_.buy(ctx);
         ++history_.results[r];
-        if (r != BuyResult::unknown && !gateway->answer) gateway->answer = r;
+        // The answer travels back through the gateway; the buyer hears only the first
+        // definite one, and only while the request is still open.
+        const bool heard = r != BuyResult::unknown && !gateway->answer && gateway->listening;
+        if (heard) gateway->answer = r;
+        if (r == BuyResult::sold) {
+          if (heard) ctx.acknowledge();
+          else ctx.unheard();
+        }
         gateway->answered.set();
       });
       const bool in_time = gateway->answered.wait_until(world_->now() + w.gateway_timeout, "gateway waits for the attempt");
@@ -245,8 +276,10 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
 void Simulation::conductor() {
   buyers_done_.wait("all buyers finished");
   history_.sale_ended_at = world_->now();
-  const Instant settled = Instant::zero() + scenario_.faults.settled_at();
-  if (world_->now() < settled) sim::sleep_until(settled);
+  // Every fault applied or armed so far plays out (a triggered fault's delay and length count
+  // from when it fired); then no point triggers anything more.
+  while (world_->now() < world_->faults_settle_at()) sim::sleep_until(world_->faults_settle_at());
+  world_->close_points();
   world_->trace("heal", {});
   sim::heal_everything(*world_);
   sim::sleep_for(scenario_.settle);
@@ -273,7 +306,7 @@ sim::RunOutcome Simulation::run() {
     }
   }
   if (w.buyers == 0) buyers_done_.set();
-  scenario_.faults.apply(*world_);
+  scenario_.faults.resolved(quantities(w)).apply(*world_);
   world_->spawn(nullptr, "conductor", [this] { conductor(); });
   return world_->run();
 }

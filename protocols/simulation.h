@@ -87,9 +87,15 @@ class BuyContext {
   void count(const std::string& counter, int64_t n = 1);
   void note(const std::string& kind, std::vector<sim::TraceField> fields = {});
 
-  // The buyer is told the outcome.
+  // The purchase ends: `sold` with the order the buyer will be told about. The buyer hears it
+  // only if the answer gets back through the gateway while it still listens (Simulation records
+  // the acknowledgement there, not here).
   BuyResult sold(const std::string& order_id);
   BuyResult outcome(BuyResult r);
+  const std::string& sold_order() const { return sold_order_; }
+  // Called by the gateway: the buyer heard `sold` (an acknowledgement), or nobody listened.
+  void acknowledge();
+  void unheard();
 
  private:
   Simulation& sim_;
@@ -99,6 +105,7 @@ class BuyContext {
   Instant arrived_;
   std::vector<size_t> open_beliefs_;
   int orders_made_ = 0;
+  std::string sold_order_;
 };
 
 class Simulation {
@@ -145,12 +152,16 @@ class Simulation {
   uint64_t tokens_ = 0;
 };
 
-// Why `scenario` cannot run as asked, or nullopt: an invalid plan, a fault naming a node this
-// sale does not have, a fault at or
+// Why `scenario` cannot run as asked, or nullopt: an invalid plan, a scaled length naming an
+// unknown quantity, a fault naming a node this sale does not have, a fault at or
 // after the horizon (it would never fire, and the run would claim what it never tested), or a
 // plan that settles too late to leave the quiet time the "eventually" checks need.
 // Cheap: it builds nothing (Simulation::node_names gives the topology).
 std::optional<std::string> scenario_problem(const Scenario& scenario, const Design& design);
+
+// The workload quantities a fault plan's lengths may scale ("2x lock-ttl"): lock-ttl, lock-wait,
+// lock-retry, remote-call, gateway-timeout, replication-lag, burst-window.
+sim::Quantities quantities(const Workload& w);
 
 // Exponential inter-arrival gaps from integer draws (a 64-bucket table of -ln(u)).
 Duration exponential_gap(sim::World& world, Duration mean);

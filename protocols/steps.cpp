@@ -4,6 +4,14 @@
 
 namespace oversim::protocols {
 
+namespace {
+HeldLock acquired(BuyContext& ctx, const std::string& key, const std::string& token, Duration ttl) {
+  HeldLock lock{key, token, ctx.lock_acquired(key, token, ttl)};
+  ctx.world().reach("after_acquire");
+  return lock;
+}
+}  // namespace
+
 std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Duration ttl) {
   const std::string token = ctx.new_token();
   const Instant give_up = ctx.world().now() + ctx.workload().lock_wait;
@@ -11,16 +19,12 @@ std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Durati
   for (int tries = 0;; ++tries) {
     if (tries > 0) ctx.count("lock.contended");
     auto set = ctx.redis().call(redis::Command::set_nx_px(key, token, ttl.count_ms()));
-    if (set.ok() && set.value->kind() == redis::Reply::Kind::ok) {
-      return HeldLock{key, token, ctx.lock_acquired(key, token, ttl)};
-    }
+    if (set.ok() && set.value->kind() == redis::Reply::Kind::ok) return acquired(ctx, key, token, ttl);
     if (set.ambiguous()) maybe_ours = true;
     if (maybe_ours) {
       // Our earlier SET may have landed and only the reply was lost.
       auto get = ctx.redis().call(redis::Command::get(key));
-      if (get.ok() && get.value->kind() == redis::Reply::Kind::bulk && get.value->as_bulk() == token) {
-        return HeldLock{key, token, ctx.lock_acquired(key, token, ttl)};
-      }
+      if (get.ok() && get.value->kind() == redis::Reply::Kind::bulk && get.value->as_bulk() == token) return acquired(ctx, key, token, ttl);
     }
     if (ctx.world().now() + ctx.workload().lock_retry > give_up) {
       ctx.count("lock.gave-up");
@@ -31,15 +35,23 @@ std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Durati
 }
 
 void unlock_compare(BuyContext& ctx, const HeldLock& lock) {
+  if (ctx.world().current_fiber_cancelled()) {  // a dead process releases nothing
+    ctx.lock_released(lock.belief);
+    return;
+  }
+  ctx.world().reach("before_release");
   ctx.lock_released(lock.belief);
-  if (ctx.world().current_fiber_cancelled()) return;  // a dead process releases nothing
   auto r = ctx.redis().call(redis::Command::del_if_equals(lock.key, lock.token));
   if (r.ok() && r.value->kind() == redis::Reply::Kind::integer && r.value->as_integer() == 0) ctx.count("lock.expired-before-release");
 }
 
 void unlock_plain_del(BuyContext& ctx, const HeldLock& lock) {
+  if (ctx.world().current_fiber_cancelled()) {
+    ctx.lock_released(lock.belief);
+    return;
+  }
+  ctx.world().reach("before_release");
   ctx.lock_released(lock.belief);
-  if (ctx.world().current_fiber_cancelled()) return;
   ctx.redis().call(redis::Command::del(lock.key));
 }
 

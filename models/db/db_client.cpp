@@ -49,13 +49,32 @@ void DbConnection::give_back() {
 DbCall DbConnection::begin(std::optional<IsolationLevel> isolation) {
   return pool_->call(slot_, BeginOp{isolation}, "BEGIN");
 }
-DbCall DbConnection::execute(const Statement& statement) {
-  return pool_->call(slot_, ExecuteOp{statement}, to_sql(statement));
+namespace {
+void before(sim::World& world, const Statement& statement) {
+  if (std::holds_alternative<UpdateStock>(statement)) world.reach("before_write");
+  if (std::holds_alternative<InsertOrder>(statement)) world.reach("before_insert");
 }
-DbCall DbConnection::commit() { return pool_->call(slot_, CommitOp{}, "COMMIT"); }
+}  // namespace
+
+DbCall DbConnection::execute(const Statement& statement) {
+  before(pool_->world_, statement);
+  DbCall call = pool_->call(slot_, ExecuteOp{statement}, to_sql(statement));
+  if (call.ok() && std::holds_alternative<SelectStock>(statement)) pool_->world_.reach("after_read");
+  return call;
+}
+DbCall DbConnection::commit() {
+  pool_->world_.reach("before_commit");
+  DbCall call = pool_->call(slot_, CommitOp{}, "COMMIT");
+  if (call.ok()) pool_->world_.reach("after_commit");
+  return call;
+}
 DbCall DbConnection::rollback() { return pool_->call(slot_, RollbackOp{}, "ROLLBACK"); }
 DbCall DbConnection::autocommit(const Statement& statement) {
-  return pool_->call(slot_, AutocommitOp{statement}, to_sql(statement));
+  before(pool_->world_, statement);
+  pool_->world_.reach("before_commit");
+  DbCall call = pool_->call(slot_, AutocommitOp{statement}, to_sql(statement));
+  if (call.ok()) pool_->world_.reach("after_commit");
+  return call;
 }
 bool DbConnection::in_transaction() const { return pool_->slots_.at(slot_).open_txn.has_value(); }
 bool DbConnection::broken() const { return pool_->slots_.at(slot_).broken; }

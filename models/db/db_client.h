@@ -14,6 +14,12 @@
 //     never blocks in a destructor; the server handles a session's requests in order.
 //   * A crash of the app node loses every connection: the pool notices the new incarnation on
 //     the next acquire() and starts afresh; the server reaps the dead sessions on its side.
+//
+// Fault points (sim::World::reach) the connection marks on the app node, so a fault plan can
+// strike a purchase at a moment of its transaction whatever design runs it: after_read (a
+// SELECT of stock answered), before_write (an UPDATE of stock about to be sent), before_insert
+// (an order INSERT), before_commit (a COMMIT, or an autocommit statement, about to be sent) and
+// after_commit (it answered OK).
 #pragma once
 
 #include <cstddef>

@@ -172,6 +172,9 @@ void RedisServer::handle_command(const sim::Message& request, const Command& com
     return;
   }
   reply(request, command, result.reply);
+  // The fault point a failover profile aims at: the client has its answer, the replicas do not
+  // have the write yet (it reaches them after the replication lag).
+  if (primary && wrote && !links_.empty()) world_.reach("write_unreplicated");
 }
 
 void RedisServer::wait_for_acks(sim::Message request, Command command, Reply r, uint64_t offset) {

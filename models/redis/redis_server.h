@@ -16,6 +16,8 @@
 // - Persistence decides what survives a crash: nothing, the AOF fsynced every second of the
 //   node's clock, or every acknowledged write.
 // Sentinel and tests steer roles with REPLICAOF over the same port, like the real thing.
+// - Fault point: `write_unreplicated` on the primary's node, right after it answered a write that
+//   its attached replicas have not received yet (a failover now loses it).
 #pragma once
 
 #include <cstdint>
