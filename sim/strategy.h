@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -30,6 +31,12 @@ class Strategy {
   virtual ~Strategy() = default;
   // Returns a value in [0, bound), bound >= 2.
   virtual uint64_t choose(ChoiceKind kind, uint64_t bound) = 0;
+  // Which of the ready fibers runs next, given their ids (the world's own counter) in the
+  // scheduler's ready order; returns an index into `ready` (size >= 2). Called instead of
+  // choose(schedule, n) when wants_fiber_ids(); recorded as that same choice, so any strategy's
+  // run replays with ReplayStrategy.
+  virtual uint64_t choose_fiber(const std::vector<uint64_t>& ready) { return choose(ChoiceKind::schedule, ready.size()); }
+  virtual bool wants_fiber_ids() const { return false; }
   virtual std::string describe() const = 0;
 };
 
@@ -48,6 +55,36 @@ class RandomStrategy final : public Strategy {
   Prng schedule_;
   Prng timer_;
   Prng data_;
+};
+
+// PCT, probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi, Nagarakatte, ASPLOS
+// 2010): every fiber gets a random priority when first seen and the highest-priority ready fiber
+// always runs; at depth-1 change points, drawn uniformly among the first `steps` scheduling
+// decisions, the fiber about to run drops to a priority below every initial one (the j-th change
+// point gives priority j). A bug that needs d ordering constraints is found with probability at
+// least 1/(n * steps^(d-1)) per run for n fibers. `steps` is an estimate of the run's scheduling
+// decisions (a probe run without faults gives it). Timer ties and data draws are uniform, from
+// the same streams RandomStrategy uses for the same seed.
+class PctStrategy final : public Strategy {
+ public:
+  PctStrategy(uint64_t seed, uint32_t depth, uint64_t steps);
+  uint64_t choose(ChoiceKind kind, uint64_t bound) override;
+  uint64_t choose_fiber(const std::vector<uint64_t>& ready) override;
+  bool wants_fiber_ids() const override { return true; }
+  std::string describe() const override;
+  const std::vector<uint64_t>& change_points() const { return change_points_; }
+
+ private:
+  uint64_t seed_;
+  uint32_t depth_;
+  uint64_t steps_;
+  Prng priorities_;
+  Prng timer_;
+  Prng data_;
+  std::map<uint64_t, uint64_t> priority_;  // fiber id -> priority; higher runs first
+  std::vector<uint64_t> change_points_;    // ascending decision numbers (1-based)
+  size_t next_change_ = 0;
+  uint64_t decisions_ = 0;
 };
 
 struct ReplayDivergence : std::runtime_error {

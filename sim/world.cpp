@@ -109,7 +109,17 @@ class SimAlgorithm final : public boost::fibers::algo::algorithm_with_properties
         if (main_ != nullptr) return take_main();
       }
       size_t index = 0;
-      if (ready_.size() > 1 && !world_.stopping_) index = static_cast<size_t>(world_.choose(ChoiceKind::schedule, ready_.size()));
+      if (ready_.size() > 1 && !world_.stopping_) {
+        if (world_.strategy_wants_ids_) {
+          // A strategy that schedules by fiber (PCT) sees who is ready; the choice is recorded
+          // as the same index either way.
+          ids_.clear();
+          for (context* c : ready_) ids_.push_back(properties(c).record != nullptr ? properties(c).record->id : 0);
+          index = static_cast<size_t>(world_.choose_from(ChoiceKind::schedule, ready_.size(), &ids_));
+        } else {
+          index = static_cast<size_t>(world_.choose(ChoiceKind::schedule, ready_.size()));
+        }
+      }
       context* ctx = ready_[index];
       ready_[index] = ready_.back();
       ready_.pop_back();
@@ -150,6 +160,7 @@ class SimAlgorithm final : public boost::fibers::algo::algorithm_with_properties
 
   World& world_;
   std::vector<context*> ready_;
+  std::vector<uint64_t> ids_;  // scratch: the ready fibers' ids, for a strategy that asks
   context* dispatcher_ = nullptr;
   context* main_ = nullptr;
 };
@@ -175,6 +186,7 @@ uint64_t RunOutcome::hash() const {
 World::World(WorldConfig config, std::unique_ptr<Strategy> strategy)
     : config_(config),
       strategy_(strategy ? std::move(strategy) : std::make_unique<RandomStrategy>(config.seed)),
+      strategy_wants_ids_(strategy_->wants_fiber_ids()),
       trace_(config.keep_trace) {
   if (t_current_world != nullptr) {
     fatal("a second World was created on an OS thread that already has one; run one world per thread at a time");
@@ -568,12 +580,14 @@ void World::advance() {
 
 // ---- choices -------------------------------------------------------------------------------
 
-uint64_t World::choose(ChoiceKind kind, uint64_t bound) {
+uint64_t World::choose(ChoiceKind kind, uint64_t bound) { return choose_from(kind, bound, nullptr); }
+
+uint64_t World::choose_from(ChoiceKind kind, uint64_t bound, const std::vector<uint64_t>* fiber_ids) {
   if (bound <= 1) return 0;
   if (failure_ || stopping_) return 0;  // the run is over; unwinding draws nothing, records nothing
   uint64_t value = 0;
   try {
-    value = strategy_->choose(kind, bound);
+    value = fiber_ids != nullptr ? strategy_->choose_fiber(*fiber_ids) : strategy_->choose(kind, bound);
   } catch (const ReplayDivergence& e) {
     // Loud, but through the normal exit: run() rethrows it once every fiber is unwound.
     failure_ = e.what();

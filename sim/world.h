@@ -223,6 +223,7 @@ class World {
   void advance();
   bool fire_next_fiber_timer_inline();
   void on_pick(FiberRecord* rec);
+  uint64_t choose_from(ChoiceKind kind, uint64_t bound, const std::vector<uint64_t>* fiber_ids);
   void request_stop(RunStatus status, std::string detail);
   void wake_main();
   std::string deadlock_report() const;
@@ -230,6 +231,7 @@ class World {
 
   WorldConfig config_;
   std::unique_ptr<Strategy> strategy_;
+  bool strategy_wants_ids_ = false;
   Instant now_ = Instant::zero();
   uint64_t steps_ = 0;
   Trace trace_;

@@ -236,6 +236,51 @@ TEST(World, SameSeedSameHashDifferentSeedsDifferentRuns) {
   EXPECT_NE(run_once(42), run_once(43));
 }
 
+// PCT: a fiber's priority is fixed until a change point, so with depth 1 (no change point) the
+// fibers woken together run in the same order every time; with change points the order moves.
+// Every PCT run is deterministic and replays from its recorded choices.
+TEST(World, PctRunsFibersByPriorityAndReplaysFromItsChoices) {
+  constexpr int kRounds = 6;
+  auto run_once = [](std::unique_ptr<Strategy> strategy, std::vector<Choice>* choices = nullptr) {
+    World w(WorldConfig{.seed = 7}, std::move(strategy));
+    Event tick[kRounds];
+    std::vector<std::string> rounds(kRounds);
+    for (int i = 0; i < 4; ++i) {
+      w.spawn(nullptr, fmt::format("f{}", i), [&, i] {
+        for (int k = 0; k < kRounds; ++k) {
+          tick[k].wait();  // the four wake together: one scheduling decision among them
+          rounds[static_cast<size_t>(k)] += static_cast<char>('a' + i);
+        }
+      });
+    }
+    w.spawn(nullptr, "ticker", [&] {
+      for (int k = 0; k < kRounds; ++k) {
+        sleep_for(Duration::ms(1));
+        tick[k].set();
+      }
+    });
+    const uint64_t hash = w.run().hash();
+    if (choices != nullptr) *choices = w.choices();
+    return std::make_pair(rounds, hash);
+  };
+  auto all_same = [](const std::vector<std::string>& rounds) {
+    return std::all_of(rounds.begin(), rounds.end(), [&](const std::string& r) { return r == rounds.front(); });
+  };
+  size_t moved = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    EXPECT_TRUE(all_same(run_once(std::make_unique<PctStrategy>(seed, 1, 20)).first)) << "seed " << seed;
+    moved += all_same(run_once(std::make_unique<PctStrategy>(seed, 3, 20)).first) ? 0u : 1u;
+  }
+  EXPECT_GT(moved, 10u);
+  std::vector<Choice> recorded;
+  const auto first = run_once(std::make_unique<PctStrategy>(5, 3, 20), &recorded);
+  EXPECT_EQ(run_once(std::make_unique<PctStrategy>(5, 3, 20)), first);
+  EXPECT_EQ(run_once(std::make_unique<ReplayStrategy>(recorded)), first);
+  // The change points are distinct decision numbers in [1, steps].
+  PctStrategy pct(9, 4, 3);
+  EXPECT_EQ(pct.change_points(), (std::vector<uint64_t>{1, 2, 3}));
+}
+
 // A condition-variable wait made while the fiber is being cancelled (in a destructor during
 // unwinding) returns at once, and reports that it was not notified. (It used to report true,
 // which a caller reads as "notified".)
