@@ -12,22 +12,32 @@
 namespace oversim::cli {
 namespace {
 
+const char* const kStrategyHelp =
+    "How a profile's faults are placed and runs scheduled: random, pct (PCT, depth 3), pct:D (depth D), or swarm (a random subset "
+    "of fault points per seed)";
+
 void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
-  cmd->add_option("--buyers", w.buyers, "Number of buyers (users), 0..100000")->capture_default_str();
-  cmd->add_option("--stock", w.stock, "Initial units per SKU, 0..1000000")->capture_default_str();
-  cmd->add_option("--skus", w.skus, "Number of SKUs, 1..1000")->capture_default_str();
-  cmd->add_option("--apps", w.apps, "Number of app nodes (app-1..app-N), 1..64")->capture_default_str();
-  cmd->add_option("--arrival", w.arrival, "Arrivals: burst or poisson")->capture_default_str();
-  cmd->add_option("--burst-window", w.burst_window, "Burst arrivals spread over this duration (0..1h)")->capture_default_str();
-  cmd->add_option("--poisson-mean", w.poisson_mean, "Poisson arrivals: mean gap (1us..1h)")->capture_default_str();
-  cmd->add_option("--retries", w.retries, "Gateway retries (same request id) when an attempt ends unknown or takes longer than --gateway-timeout, 0..10")
-      ->capture_default_str();
-  cmd->add_option("--double-click", w.double_click, "Share of buyers who click twice, as a ratio like 1/4")->capture_default_str();
-  cmd->add_option("--remote-call", w.remote_call, "The slow call inside the critical section (0..1h)")->capture_default_str();
-  cmd->add_option("--lock-ttl", w.lock_ttl, "Lock lease, SET NX PX (1ms..720h)")->capture_default_str();
-  cmd->add_option("--lock-wait", w.lock_wait, "tryLock gives up after this long (0..720h)")->capture_default_str();
-  cmd->add_option("--gateway-timeout", w.gateway_timeout, "The gateway retries an attempt that takes longer (1ms..720h)")->capture_default_str();
-  cmd->add_option("--replication-lag", w.replication_lag, "Redis replica lag behind the primary (0..1h)")->capture_default_str();
+  // Every workload flag records that it was typed: a fault profile never changes those.
+  auto typed = [&w](CLI::Option* o, const char* name) {
+    o->each([&w, name](const std::string&) {
+      if (std::find(w.typed.begin(), w.typed.end(), name) == w.typed.end()) w.typed.push_back(name);
+    });
+  };
+  typed(cmd->add_option("--buyers", w.buyers, "Number of buyers (users), 0..100000")->capture_default_str(), "--buyers");
+  typed(cmd->add_option("--stock", w.stock, "Initial units per SKU, 0..1000000")->capture_default_str(), "--stock");
+  typed(cmd->add_option("--skus", w.skus, "Number of SKUs, 1..1000")->capture_default_str(), "--skus");
+  typed(cmd->add_option("--apps", w.apps, "Number of app nodes (app-1..app-N), 1..64")->capture_default_str(), "--apps");
+  typed(cmd->add_option("--arrival", w.arrival, "Arrivals: burst or poisson")->capture_default_str(), "--arrival");
+  typed(cmd->add_option("--burst-window", w.burst_window, "Burst arrivals spread over this duration (0..1h)")->capture_default_str(), "--burst-window");
+  typed(cmd->add_option("--poisson-mean", w.poisson_mean, "Poisson arrivals: mean gap (1us..1h)")->capture_default_str(), "--poisson-mean");
+  typed(cmd->add_option("--retries", w.retries, "Gateway retries (same request id) when an attempt ends unknown or takes longer than --gateway-timeout, 0..10")
+      ->capture_default_str(), "--retries");
+  typed(cmd->add_option("--double-click", w.double_click, "Share of buyers who click twice, as a ratio like 1/4")->capture_default_str(), "--double-click");
+  typed(cmd->add_option("--remote-call", w.remote_call, "The slow call inside the critical section (0..1h)")->capture_default_str(), "--remote-call");
+  typed(cmd->add_option("--lock-ttl", w.lock_ttl, "Lock lease, SET NX PX (1ms..720h)")->capture_default_str(), "--lock-ttl");
+  typed(cmd->add_option("--lock-wait", w.lock_wait, "tryLock gives up after this long (0..720h)")->capture_default_str(), "--lock-wait");
+  typed(cmd->add_option("--gateway-timeout", w.gateway_timeout, "The gateway retries an attempt that takes longer (1ms..720h)")->capture_default_str(), "--gateway-timeout");
+  typed(cmd->add_option("--replication-lag", w.replication_lag, "Redis replica lag behind the primary (0..1h)")->capture_default_str(), "--replication-lag");
 }
 
 void add_sweep_options(CLI::App* cmd, SweepFlags& s, const char* seeds_help) {
@@ -37,6 +47,7 @@ void add_sweep_options(CLI::App* cmd, SweepFlags& s, const char* seeds_help) {
   cmd->callback([&s, first] { s.first_seed_given = first->count() > 0; });
   cmd->add_option("--jobs", s.jobs, "Parallel OS threads, each its own world (1..256)")->capture_default_str();
   cmd->add_option("--horizon", s.horizon, "Virtual-time limit of each run (1s..720h)")->capture_default_str();
+  cmd->add_option("--strategy", s.strategy, kStrategyHelp)->capture_default_str();
   add_workload_options(cmd, s.workload);
 }
 
@@ -64,6 +75,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   run_cmd_->add_option("--properties", run_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
   run_cmd_->add_option("--horizon", run_.horizon, "Virtual-time limit of the run (1s..720h)")->capture_default_str();
   run_cmd_->add_flag("--check-determinism", run_.check_determinism, "Run twice and compare trace hashes instead");
+  run_cmd_->add_option("--strategy", run_.strategy, kStrategyHelp)->capture_default_str();
   add_workload_options(run_cmd_, run_.workload);
 
   check_cmd_ = app.add_subcommand("check", "A seed sweep: counts per property, the first failing seed, a shrunk counterexample");
@@ -71,6 +83,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   check_cmd_->add_option("--faults", check_.faults, "A fault profile name (a plan per seed), 'none', or a fault plan")->capture_default_str();
   check_cmd_->add_option("--properties", check_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
   check_cmd_->add_flag("--no-shrink", check_.no_shrink, "Report the failing seed as found, without shrinking it");
+  check_cmd_->add_flag("--stop-at-first", check_.stop_at_first, "Stop at the first seed that violates an asserted property; report executions and wall time");
   add_sweep_options(check_cmd_, check_.sweep, "Number of seeds (1..1000000), or a range a..b");
 
   compare_cmd_ = app.add_subcommand("compare", "Every design against every fault profile, as a table");

@@ -30,24 +30,27 @@ std::vector<std::string> design_names() {
   return out;
 }
 
-// Every seed's scenario must be runnable as asked, not only the first: a profile draws a plan
-// per seed, and a plan with a fault past the horizon would count as "held" under a fault that
-// never happened.
-// The scenario `profile` draws for `seed` from `typed` (the workload as typed), checked: a plan
-// that cannot run as asked is bad input naming the seed.
-Scenario profile_seed(const std::string& profile, Scenario typed, uint64_t seed, const protocols::Design& design) {
-  typed.seed = seed;
-  Scenario s = profile_scenario(profile, typed);
-  if (auto problem = protocols::scenario_problem(s, design)) throw UsageError(fmt::format("--faults: {} for seed {}: {}", profile, seed, *problem));
-  return s;
+// What a profile changed in the workload, or kept as typed, once per command, on stderr (the
+// reproduce line carries every value that differs from the defaults).
+void print_notes(const Scenario& s) {
+  for (const std::string& n : s.notes) fmt::print(stderr, "oversim: {}\n", n);
 }
 
-void check_every_seed(const std::string& variant, const FaultsChoice& faults, const SeedRange& seeds, const WorkloadFlags& flags,
-                      const std::string& horizon) {
-  Scenario typed = scenario_of(variant, faults, seeds.first, flags, horizon);
-  if (faults.profile.empty()) return;  // one plan for every seed: checked above
-  typed.workload = to_workload(flags);
-  for (uint64_t i = 1; i < seeds.count; ++i) profile_seed(faults.profile, typed, seeds.first + i, design_flag(variant));
+// The scenario a sweep starts from: for a profile, the workload as typed and no plan (the
+// profile draws each seed's plan and widening from it).
+Scenario sweep_base(Scenario checked, const FaultsChoice& faults, const WorkloadFlags& flags) {
+  if (faults.profile.empty()) return checked;
+  checked.workload = to_workload(flags);
+  checked.faults = {};
+  checked.notes.clear();
+  checked.unplaced.clear();
+  checked.schedule = "random";
+  return checked;
+}
+
+// A sweep's seeds that could not run as asked are bad input.
+void reject_invalid(const properties::SweepResult& sw, const std::string& label) {
+  if (!sw.invalid.empty()) throw UsageError(fmt::format("--faults: {} {}", label, sw.invalid.front()));
 }
 
 std::vector<std::string> variants_flag(const std::string& text) {
@@ -117,7 +120,9 @@ int list_command(const std::string& what) {
   throw UsageError(fmt::format("list: unknown list '{}' (expected variants, faults or properties)", what));
 }
 
-Scenario run_scenario(const RunFlags& f) { return scenario_of(f.variant, faults_flag(f.faults), seed_flag("--seed", f.seed), f.workload, f.horizon); }
+Scenario run_scenario(const RunFlags& f) {
+  return scenario_of(f.variant, faults_flag(f.faults), seed_flag("--seed", f.seed), f.workload, f.horizon, f.strategy);
+}
 
 int run_command(const RunFlags& f) {
   if (f.trace != "text" && f.trace != "json" && f.trace != "cut" && f.trace != "none") {
@@ -125,6 +130,8 @@ int run_command(const RunFlags& f) {
   }
   const std::vector<std::string> asserted = properties_flag(f.properties);
   Scenario s = run_scenario(f);
+  print_notes(s);
+  if (!s.unplaced.empty()) fmt::print(stderr, "oversim: {}\n", s.unplaced);
   if (f.check_determinism) {
     sim::DeterminismReport rep = sim::check_determinism([&] {
       RunResult r = properties::run_checked(s);
@@ -159,17 +166,21 @@ int check_command(const CheckFlags& f) {
   const unsigned jobs = jobs_flag(f.sweep.jobs);
   const FaultsChoice faults = faults_flag(f.faults);
   properties::SweepOptions opt;
-  opt.base = scenario_of(f.variant, faults, seeds.first, f.sweep.workload, f.sweep.horizon);
+  const Scenario first = scenario_of(f.variant, faults, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
+  print_notes(first);
+  opt.base = sweep_base(first, faults, f.sweep.workload);
   opt.profile = faults.profile;
-  check_every_seed(f.variant, faults, seeds, f.sweep.workload, f.sweep.horizon);
   opt.first_seed = seeds.first;
   opt.seeds = seeds.count;
   opt.jobs = jobs;
   opt.asserted = asserted;
-  fmt::print("oversim check: variant {}, faults {}, seeds {}..{}, {} jobs\nworkload: {}\nasserting: {}\n\n", f.variant,
-             faults.profile.empty() ? fmt::format("'{}'", faults.plan.to_string()) : fmt::format("{} (a plan per seed)", faults.profile), seeds.first,
-             seeds.last(), jobs, describe_workload(opt.base.workload), join(asserted));
+  opt.stop_at_first = f.stop_at_first;
+  const std::string strategy = protocols::to_string(first.search);
+  fmt::print("oversim check: variant {}, faults {}, strategy {}, seeds {}..{}{}, {} jobs\nworkload: {}\nasserting: {}\n\n", f.variant,
+             faults.profile.empty() ? fmt::format("'{}'", faults.plan.to_string()) : fmt::format("{} (a plan per seed)", faults.profile), strategy,
+             seeds.first, seeds.last(), f.stop_at_first ? " (stop at the first violation)" : "", jobs, describe_workload(first.workload), join(asserted));
   properties::SweepResult sw = properties::sweep(opt);
+  reject_invalid(sw, faults.label());
   fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "runs");
   for (const auto& p : properties::catalogue()) {
     const properties::PropertyCount& c = sw.counts[p.name];
@@ -182,10 +193,14 @@ int check_command(const CheckFlags& f) {
   std::string status;
   for (const auto& [name, n] : sw.run_status) status += fmt::format("{}{} {}", status.empty() ? "" : ", ", n, name);
   fmt::print("\n{} runs: {}\n", sw.runs, status);
+  if (sw.unplaced > 0) fmt::print("{} of {} runs had no fault ({}, first seed {})\n", sw.unplaced, sw.runs, sw.unplaced_why, *sw.unplaced_seed);
+  if (sw.unfired > 0) fmt::print("{} of {} runs did not reach a planned fault's trigger point: that fault never happened\n", sw.unfired, sw.runs);
+  fmt::print("searched: {} executions, strategy {}, {:.2f}s wall\n", sw.runs, strategy, static_cast<double>(sw.wall_ns) / 1e9);
   for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in a run: {}\n", e);
   if (!sw.errors.empty()) return 3;
   if (!sw.first_failure) {
-    fmt::print("verdict: every asserted property held in all {} runs\n", sw.runs);
+    fmt::print("verdict: every asserted property held in all {} runs: {} random executions with the {} strategy, not a proof for every execution\n",
+               sw.runs, sw.runs, strategy);
     return 0;
   }
   const RunResult& failure = *sw.first_failure;
@@ -193,7 +208,7 @@ int check_command(const CheckFlags& f) {
   for (const auto& name : asserted) {
     if (failure.result(name).violated) failed.push_back(name);
   }
-  fmt::print("\nverdict: VIOLATED. First failing seed: {}\n", *sw.first_failing_seed);
+  fmt::print("\nverdict: VIOLATED. First failing seed: {} (execution {} of the search)\n", *sw.first_failing_seed, *sw.first_failing_seed - seeds.first + 1);
   Scenario shown = failure.scenario;
   RunResult shown_run = failure;
   if (!f.no_shrink) {
@@ -221,12 +236,14 @@ int compare_command(const CompareFlags& f) {
   const std::vector<FaultsChoice> faults = faults_list_flag(f.faults);
   // Check every cell's inputs before the first row is printed.
   std::vector<Scenario> bases;
-  for (const FaultsChoice& fc : faults) bases.push_back(scenario_of(variants.front(), fc, seeds.first, f.sweep.workload, f.sweep.horizon));
-  for (const std::string& v : variants) {
-    for (const FaultsChoice& fc : faults) check_every_seed(v, fc, seeds, f.sweep.workload, f.sweep.horizon);
+  for (const FaultsChoice& fc : faults) {
+    const Scenario checked = scenario_of(variants.front(), fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
+    print_notes(checked);
+    bases.push_back(sweep_base(checked, fc, f.sweep.workload));
   }
   const protocols::Workload w = to_workload(f.sweep.workload);
-  fmt::print("oversim compare: {} seeds per cell (seeds {}..{}), {} jobs\nworkload: {}\n", seeds.count, seeds.first, seeds.last(), jobs, describe_workload(w));
+  fmt::print("oversim compare: {} seeds per cell (seeds {}..{}), strategy {}, {} jobs\nworkload: {}\n", seeds.count, seeds.first, seeds.last(),
+             protocols::to_string(bases.front().search), jobs, describe_workload(w));
   for (const FaultsChoice& fc : faults) {
     if (fc.profile.empty()) fmt::print("plan: {}\n", fc.plan.to_string());
   }
@@ -243,22 +260,25 @@ int compare_command(const CompareFlags& f) {
       opt.base = bases[i];
       opt.base.design = v;
       opt.profile = faults[i].profile;
-      if (!opt.profile.empty()) {
-        // The profile draws its plan (and any widening) per seed from the unwidened workload.
-        opt.base.workload = w;
-        opt.base.faults = {};
-      }
       opt.first_seed = seeds.first;
       opt.seeds = seeds.count;
       opt.jobs = jobs;
       properties::SweepResult sw = properties::sweep(opt);
+      reject_invalid(sw, faults[i].label());
       fmt::print("{:<30} {:<11}", v, faults[i].label());
+      if (sw.runs > 0 && sw.unplaced == sw.runs) {
+        // Not an empty row that reads as "holds": the profile has nothing to strike in this design.
+        fmt::print(" does not apply: {}\n", sw.unplaced_why.substr(sw.unplaced_why.find(": ") + 2));
+        std::fflush(stdout);
+        continue;
+      }
       for (const auto& c : columns) {
         const int64_t n = sw.counts[c].violated;
         fmt::print(" {:>9}", n == 0 ? std::string(".") : std::to_string(n));
       }
       const double seconds = static_cast<double>(sw.sale_us) / 1e6;
       fmt::print(" {:>9.1f} {:>9}\n", seconds > 0 ? static_cast<double>(sw.acks) / seconds : 0.0, sim::format_span(properties::percentile(sw.latencies, 99)));
+      if (sw.unplaced > 0) fmt::print("{:<42} ({} of {} runs had no fault: {})\n", "", sw.unplaced, sw.runs, sw.unplaced_why);
       for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
       internal_error |= !sw.errors.empty();
       std::fflush(stdout);
@@ -284,13 +304,12 @@ int hash_command(const HashFlags& f) {
   std::vector<properties::LabelledScenario> runs;
   for (const std::string& v : variants) {
     for (const FaultsChoice& fc : faults) {
-      Scenario base = scenario_of(v, fc, seeds.first, f.sweep.workload, f.sweep.horizon);
-      // A profile draws each seed's plan (and any widening) from the workload as typed.
-      if (!fc.profile.empty()) base.workload = workload;
+      const Scenario base = sweep_base(scenario_of(v, fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy), fc, f.sweep.workload);
       for (uint64_t i = 0; i < seeds.count; ++i) {
         Scenario s = base;
         s.seed = seeds.first + i;
-        if (!fc.profile.empty()) s = profile_seed(fc.profile, base, s.seed, design_flag(v));
+        if (!fc.profile.empty()) s = profile_scenario(fc.profile, s);
+        if (auto problem = protocols::scenario_problem(s, design_flag(v))) throw UsageError(fmt::format("--faults: {} for seed {}: {}", fc.label(), s.seed, *problem));
         s.keep_trace = false;
         runs.push_back(properties::LabelledScenario{fc.label(), std::move(s)});
       }

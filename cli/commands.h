@@ -11,6 +11,9 @@
 namespace oversim::cli {
 
 inline const std::string kDefaultHorizon = "600s";
+// The search that finds the known bugs in the fewest executions (bench/search_bench.cpp,
+// docs/performance.md).
+inline const std::string kDefaultStrategy = "random";
 
 struct RunFlags {
   std::string variant;
@@ -20,6 +23,7 @@ struct RunFlags {
   std::string properties;
   std::string horizon = kDefaultHorizon;
   bool check_determinism = false;
+  std::string strategy = kDefaultStrategy;
   WorkloadFlags workload;
 };
 
@@ -29,6 +33,7 @@ struct SweepFlags {
   bool first_seed_given = false;
   std::string jobs = "2";
   std::string horizon = kDefaultHorizon;
+  std::string strategy = kDefaultStrategy;
   WorkloadFlags workload;
 };
 
@@ -37,6 +42,7 @@ struct CheckFlags {
   std::string faults = "none";
   std::string properties;
   bool no_shrink = false;
+  bool stop_at_first = false;
   SweepFlags sweep;
 };
 

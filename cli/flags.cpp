@@ -211,28 +211,67 @@ protocols::Workload to_workload(const WorkloadFlags& f) {
   return w;
 }
 
+protocols::Search search_flag(const std::string& text, std::string* schedule) {
+  protocols::Search s;
+  const std::string usage = "random, pct, pct:D with a depth D of 1..20, or swarm";
+  if (text == "random") return s;
+  if (text == "swarm") {
+    s.kind = protocols::Search::Kind::swarm;
+    return s;
+  }
+  if (text.rfind("pct", 0) != 0) throw UsageError(fmt::format("--strategy: unknown strategy '{}' (expected {})", text, usage));
+  s.kind = protocols::Search::Kind::pct;
+  if (text == "pct") return s;
+  const std::string rest = text.substr(3);
+  const size_t second = rest.find(':', 1);
+  if (rest.empty() || rest[0] != ':') throw UsageError(fmt::format("--strategy: unknown strategy '{}' (expected {})", text, usage));
+  s.depth = static_cast<uint32_t>(unsigned_flag("--strategy", rest.substr(1, second == std::string::npos ? std::string::npos : second - 1), 1, 20));
+  if (second != std::string::npos) {
+    if (schedule == nullptr) throw UsageError(fmt::format("--strategy: '{}' is a run's exact schedule; here give pct or pct:D", text));
+    unsigned_flag("--strategy", rest.substr(second + 1), 1, UINT64_MAX);
+    *schedule = text;
+  }
+  return s;
+}
+
 protocols::Scenario profile_scenario(const std::string& profile, const protocols::Scenario& base) {
   try {
     return protocols::apply_profile(profile, base);
   } catch (const sim::FaultPlanError& e) {
-    throw UsageError(fmt::format("--faults: the {} profile cannot build a plan for this workload (seed {}): {}; shorten --lock-ttl, --remote-call "
-                                 "or --stock, or write a plan",
+    throw UsageError(fmt::format("--faults: the {} profile cannot build a plan for this workload (seed {}): {}; shorten --lock-ttl or --remote-call, "
+                                 "or write a plan",
                                  profile, base.seed, e.what()));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--faults: {} for seed {}: {}", profile, base.seed, e.what()));
   }
 }
 
 protocols::Scenario scenario_of(const std::string& variant, const FaultsChoice& faults, uint64_t seed, const WorkloadFlags& flags,
-                                const std::string& horizon) {
+                                const std::string& horizon, const std::string& strategy) {
   const protocols::Design& design = design_flag(variant);
   protocols::Scenario s;
   s.design = design.name;
   s.workload = to_workload(flags);
+  s.typed = flags.typed;
   s.seed = seed;
   s.horizon = duration_flag("--horizon", horizon, sim::Duration::s(1), kMaxHorizon);
+  std::string exact;
+  s.search = search_flag(strategy, &exact);
   if (!faults.profile.empty()) {
+    if (!exact.empty()) throw UsageError(fmt::format("--strategy: '{}' is a run's exact schedule, for a plan; with a profile give pct or pct:D", exact));
     s = profile_scenario(faults.profile, s);
   } else {
     s.faults = faults.plan;
+    if (auto problem = protocols::scenario_problem(s, design)) throw UsageError(fmt::format("--faults: {}", *problem));
+    if (!exact.empty()) {
+      s.schedule = exact;
+    } else {
+      try {
+        s = protocols::apply_search(s);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+    }
   }
   if (auto problem = protocols::scenario_problem(s, design)) throw UsageError(fmt::format("--faults: {}", *problem));
   return s;

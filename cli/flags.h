@@ -29,6 +29,7 @@ struct WorkloadFlags {
   WorkloadFlags();
   std::string buyers, stock, skus, apps, arrival, burst_window, poisson_mean, retries, double_click, remote_call, lock_ttl, lock_wait,
       gateway_timeout, replication_lag;
+  std::vector<std::string> typed;  // the flags the user typed ("--stock"), in the order typed
 };
 
 // A decimal integer in [lo, hi]: digits only (no sign, no spaces, not empty).
@@ -66,12 +67,15 @@ std::vector<std::string> properties_flag(const std::string& text);
 const protocols::Design& design_flag(const std::string& name);
 
 protocols::Workload to_workload(const WorkloadFlags& flags);
+// --strategy: random, pct, pct:D (depth 1..20), swarm; `run` also takes pct:D:K, the exact PCT
+// schedule a reproduce line prints (K: the decision estimate), returned in `schedule`.
+protocols::Search search_flag(const std::string& text, std::string* schedule = nullptr);
 // apply_profile, with a plan the profile cannot build for this workload (a lock TTL or a sale
 // window so long that its faults pass the plan limits) reported as a UsageError.
 protocols::Scenario profile_scenario(const std::string& profile, const protocols::Scenario& base);
-// The scenario a command runs for one seed, checked: the profile (if any) applied, the plan
-// validated against this sale's nodes and the horizon.
+// The scenario a command runs for one seed, checked: the profile (if any) applied with the
+// search, the plan validated against this sale's nodes and the horizon.
 protocols::Scenario scenario_of(const std::string& variant, const FaultsChoice& faults, uint64_t seed, const WorkloadFlags& flags,
-                                const std::string& horizon);
+                                const std::string& horizon, const std::string& strategy);
 
 }  // namespace oversim::cli

@@ -1,6 +1,7 @@
 #include "properties/checker.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -100,6 +101,8 @@ RunResult run_checked(const Scenario& scenario) {
   r.latencies = h.order_latencies;
   r.results = h.results;
   r.counters = h.counters;
+  r.faults_planned = scenario.faults.faults.size();
+  r.faults_fired = world.faults_applied();
   r.sale_duration = h.sale_ended_at == sim::Instant::max() ? r.outcome.end_time - sim::Instant::zero() : h.sale_ended_at - sim::Instant::zero();
   return r;
 }
@@ -123,42 +126,111 @@ void for_each_striped(uint64_t count, unsigned jobs, const std::function<void(ui
 Scenario scenario_for(const SweepOptions& options, uint64_t seed) {
   Scenario s = options.base;
   s.seed = seed;
-  if (!options.profile.empty()) s = protocols::apply_profile(options.profile, s);
-  return s;
+  if (!options.profile.empty()) return protocols::apply_profile(options.profile, s);
+  return protocols::apply_search(s);
 }
+
+namespace {
+// One seed's run, as the sweep keeps it until it is merged.
+struct SeedOutcome {
+  enum class Kind : uint8_t { ran, invalid, error } kind = Kind::ran;
+  std::string message;
+  RunResult run;
+  std::string unplaced;
+};
+
+SeedOutcome run_seed(const SweepOptions& options, uint64_t seed) {
+  SeedOutcome out;
+  Scenario s;
+  try {
+    s = scenario_for(options, seed);
+  } catch (const std::exception& e) {  // a profile that cannot build a plan for this sale
+    out.kind = SeedOutcome::Kind::invalid;
+    out.message = fmt::format("seed {}: {}", seed, e.what());
+    return out;
+  }
+  s.keep_trace = false;
+  out.unplaced = s.unplaced;
+  const protocols::Design* design = protocols::find_design(s.design);
+  if (design != nullptr) {
+    if (auto problem = protocols::scenario_problem(s, *design)) {
+      out.kind = SeedOutcome::Kind::invalid;
+      out.message = fmt::format("seed {}: {}", seed, *problem);
+      return out;
+    }
+  }
+  try {
+    out.run = run_checked(s);
+  } catch (const std::exception& e) {
+    out.kind = SeedOutcome::Kind::error;
+    out.message = fmt::format("seed {}: {}", seed, e.what());
+  }
+  return out;
+}
+
+void merge(SweepResult& out, const SweepOptions& options, uint64_t seed, SeedOutcome&& o) {
+  if (o.kind == SeedOutcome::Kind::invalid) {
+    out.invalid.push_back(std::move(o.message));
+    return;
+  }
+  if (o.kind == SeedOutcome::Kind::error) {
+    out.errors.push_back(std::move(o.message));
+    return;
+  }
+  const RunResult& r = o.run;
+  ++out.runs;
+  ++out.run_status[sim::to_string(r.outcome.status)];
+  for (const PropertyResult& pr : r.properties) {
+    PropertyCount& c = out.counts[pr.property->name];
+    if (pr.violated) {
+      ++c.violated;
+      if (!c.first_seed || seed < *c.first_seed) c.first_seed = seed;
+    }
+    if (pr.reached) ++c.reached;
+  }
+  if (!o.unplaced.empty()) {
+    ++out.unplaced;
+    if (!out.unplaced_seed || seed < *out.unplaced_seed) {
+      out.unplaced_seed = seed;
+      out.unplaced_why = o.unplaced;
+    }
+  }
+  if (r.faults_fired < r.faults_planned) ++out.unfired;
+  out.acks += r.acks;
+  out.sale_us += r.sale_duration.count_ns() / 1000;
+  out.latencies.insert(out.latencies.end(), r.latencies.begin(), r.latencies.end());
+  if (r.violates(options.asserted) && (!out.first_failing_seed || seed < *out.first_failing_seed)) out.first_failing_seed = seed;
+}
+}  // namespace
 
 SweepResult sweep(const SweepOptions& options) {
   SweepResult out;
+  const auto started = std::chrono::steady_clock::now();  // wall time, reported only
   std::mutex mu;
-  for_each_striped(options.seeds, options.jobs, [&](uint64_t i) {
-    const uint64_t seed = options.first_seed + i;
-    Scenario s = scenario_for(options, seed);
-    s.keep_trace = false;
-    RunResult r;
-    try {
-      r = run_checked(s);
-    } catch (const std::exception& e) {
+  if (!options.stop_at_first) {
+    for_each_striped(options.seeds, options.jobs, [&](uint64_t i) {
+      const uint64_t seed = options.first_seed + i;
+      SeedOutcome o = run_seed(options, seed);
       std::lock_guard<std::mutex> lock(mu);
-      out.errors.push_back(fmt::format("seed {}: {}", seed, e.what()));
-      return;
-    }
-    std::lock_guard<std::mutex> lock(mu);
-    ++out.runs;
-    ++out.run_status[sim::to_string(r.outcome.status)];
-    for (const PropertyResult& pr : r.properties) {
-      PropertyCount& c = out.counts[pr.property->name];
-      if (pr.violated) {
-        ++c.violated;
-        if (!c.first_seed || seed < *c.first_seed) c.first_seed = seed;
+      merge(out, options, seed, std::move(o));
+    });
+  } else {
+    // In order, a batch at a time; merged in seed order up to the first failing seed.
+    const uint64_t batch = std::max<uint64_t>(1, uint64_t{options.jobs} * 4);
+    for (uint64_t done = 0; done < options.seeds && !out.stopped;) {
+      const uint64_t n = std::min(batch, options.seeds - done);
+      std::vector<SeedOutcome> slots(n);
+      for_each_striped(n, options.jobs, [&](uint64_t i) { slots[i] = run_seed(options, options.first_seed + done + i); });
+      for (uint64_t i = 0; i < n && !out.stopped; ++i) {
+        merge(out, options, options.first_seed + done + i, std::move(slots[i]));
+        out.stopped = out.first_failing_seed.has_value();
       }
-      if (pr.reached) ++c.reached;
+      done += n;
     }
-    out.acks += r.acks;
-    out.sale_us += r.sale_duration.count_ns() / 1000;
-    out.latencies.insert(out.latencies.end(), r.latencies.begin(), r.latencies.end());
-    if (r.violates(options.asserted) && (!out.first_failing_seed || seed < *out.first_failing_seed)) out.first_failing_seed = seed;
-  });
+  }
+  out.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count();
   std::sort(out.errors.begin(), out.errors.end());
+  std::sort(out.invalid.begin(), out.invalid.end());
   if (out.first_failing_seed) {
     Scenario s = scenario_for(options, *out.first_failing_seed);
     s.keep_trace = true;
@@ -277,7 +349,9 @@ std::string scenario_flags(const Scenario& s) {
   const protocols::Workload d;
   const protocols::Workload& w = s.workload;
   std::string cmd;
-  if (s.horizon != Scenario{}.horizon) cmd += fmt::format(" --horizon {}", sim::format_duration(s.horizon));
+  static const sim::Duration default_horizon = Scenario{}.horizon;
+  if (s.horizon != default_horizon) cmd += fmt::format(" --horizon {}", sim::format_duration(s.horizon));
+  if (s.schedule != "random") cmd += fmt::format(" --strategy {}", s.schedule);
   if (w.buyers != d.buyers) cmd += fmt::format(" --buyers {}", w.buyers);
   if (w.stock != d.stock) cmd += fmt::format(" --stock {}", w.stock);
   if (w.skus != d.skus) cmd += fmt::format(" --skus {}", w.skus);

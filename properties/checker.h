@@ -41,6 +41,8 @@ struct RunResult {
   std::vector<sim::Duration> latencies;    // arrival to acknowledgement, per sold order
   std::map<protocols::BuyResult, int64_t> results;
   std::map<std::string, int64_t> counters;
+  uint64_t faults_planned = 0;             // faults in the plan
+  uint64_t faults_fired = 0;               // faults that happened (a trigger not reached never fires)
 
   const PropertyResult& result(const std::string& property) const;
   // Violated any of `asserted` (names).
@@ -62,6 +64,10 @@ struct SweepOptions {
   uint64_t seeds = 100;
   unsigned jobs = 1;
   std::vector<std::string> asserted = default_asserted();
+  // Stop at the first (lowest) seed that violates an asserted property: seeds run in batches of
+  // 4 per job, in order, and nothing past that seed is counted, so the result does not depend
+  // on the number of jobs.
+  bool stop_at_first = false;
 };
 
 struct PropertyCount {
@@ -82,9 +88,18 @@ struct SweepResult {
   std::vector<sim::Duration> latencies;         // all runs
   std::map<std::string, int64_t> run_status;    // completed / deadlock / horizon
   std::vector<std::string> errors;              // internal errors (bugs), one line each
+  std::vector<std::string> invalid;             // seeds whose scenario cannot run as asked (bad input)
+  uint64_t unplaced = 0;                        // runs in which the profile placed no fault
+  std::string unplaced_why;                     // the lowest such seed's reason
+  std::optional<uint64_t> unplaced_seed;
+  uint64_t unfired = 0;                         // runs in which a planned fault never happened
+  bool stopped = false;                         // stop_at_first found a violation
+  int64_t wall_ns = 0;                          // wall time of the sweep (not of the replay)
 };
 
-// The scenario a sweep runs for `seed`.
+// The scenario a sweep runs for `seed`: the profile's plan for that seed, or the base plan with
+// the search's schedule. Throws (sim::FaultPlanError, std::invalid_argument) when it cannot be
+// built.
 protocols::Scenario scenario_for(const SweepOptions& options, uint64_t seed);
 SweepResult sweep(const SweepOptions& options);
 

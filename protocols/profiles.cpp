@@ -1,73 +1,184 @@
 #include "protocols/profiles.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+
+#include "protocols/registry.h"
 
 namespace oversim::protocols {
 namespace {
 
 using sim::Prng;
 
-// Milliseconds in [lo, hi].
-int64_t ms_between(Prng& p, int64_t lo, int64_t hi) { return p.between(lo, hi); }
+// Points a buyer's purchase reaches (sim/fault_plan.h; models/db/db_client.h, protocols/steps.h).
+const std::vector<std::string> kBuyerPoints = {"after_acquire", "after_read", "before_write", "before_insert",
+                                               "before_commit", "after_commit", "before_release"};
+// Points at which a message to the database is about to leave.
+const std::vector<std::string> kDbSendPoints = {"before_write", "before_insert", "before_commit"};
 
-std::string app(Prng& p, const Workload& w) { return fmt::format("app-{}", p.between(1, std::max(1, w.app_nodes))); }
-
-// The window in which buyers hold the lock and sell: burst arrivals plus a few critical sections.
-int64_t sale_ms(const Workload& w) {
-  const int64_t arrivals = w.arrival == Arrival::burst ? w.burst_window.count_ms() : w.poisson_mean.count_ms() * std::min(w.buyers, 10);
-  return std::max<int64_t>(20, arrivals + w.remote_call.count_ms() * std::max<int64_t>(1, w.stock));
+std::string ordinal(uint64_t n) {
+  const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+  return fmt::format("{}{}", n, suffix);
 }
 
-std::string gc_pause(Prng& p, const Workload& w) {
-  // Every draw into its own named local, in this order: C++ leaves the order in which a call's
-  // arguments are evaluated open, and g++ and clang++ differ (docs/architecture.md).
-  const int64_t pause = w.lock_ttl.count_ms() + ms_between(p, 100, 1000);
-  const int64_t at = ms_between(p, 0, sale_ms(w));
-  const std::string node = app(p, w);
-  return fmt::format("at {}ms pause {} for {}ms", at, node, pause);
+// "1.5x" for 1500.
+std::string multiple(int64_t milli) {
+  std::string text = std::to_string(milli / 1000);
+  if (milli % 1000 != 0) {
+    std::string frac = fmt::format("{:03}", milli % 1000);
+    while (frac.back() == '0') frac.pop_back();
+    text += "." + frac;
+  }
+  return text + "x";
 }
 
-std::string failover(Prng& p, const Workload& w) {
-  const int64_t at = ms_between(p, 0, sale_ms(w));
-  return fmt::format("at {}ms crash redis-1; at {}ms restart redis-1", at, at + 3000);
+// Chooses where a profile's faults go: which point, which occurrence of it.
+class Placer {
+ public:
+  Placer(Prng& prng, const Probe& probe, bool swarm) : prng_(prng), probe_(probe) {
+    if (!swarm) return;
+    // Swarm: this seed enables each point with probability 1/2.
+    for (const auto& [point, count] : probe.points) {
+      if (prng_.bounded(2) == 1) enabled_.push_back(point);
+    }
+    swarm_ = true;
+  }
+
+  // "on 3rd after_read", or "" when the sale never reaches any of `candidates`.
+  std::string trigger(const std::vector<std::string>& candidates) {
+    std::vector<std::pair<std::string, uint64_t>> reached;
+    for (const std::string& c : candidates) {
+      auto it = probe_.points.find(c);
+      if (it != probe_.points.end() && it->second > 0 && enabled(c)) reached.emplace_back(c, it->second);
+    }
+    if (reached.empty() && swarm_) {
+      // None of this fault's points is enabled in this seed: fall back to all of them, so swarm
+      // never places less than the plain search would.
+      for (const std::string& c : candidates) {
+        auto it = probe_.points.find(c);
+        if (it != probe_.points.end() && it->second > 0) reached.emplace_back(c, it->second);
+      }
+    }
+    if (reached.empty()) return "";
+    const auto& [point, count] = reached[prng_.bounded(reached.size())];
+    const uint64_t nth = 1 + prng_.bounded(count);
+    return nth == 1 ? fmt::format("on {}", point) : fmt::format("on {} {}", ordinal(nth), point);
+  }
+
+  Prng& prng() { return prng_; }
+
+ private:
+  bool enabled(const std::string& point) const { return !swarm_ || std::find(enabled_.begin(), enabled_.end(), point) != enabled_.end(); }
+  Prng& prng_;
+  const Probe& probe_;
+  bool swarm_ = false;
+  std::vector<std::string> enabled_;
+};
+
+using Faults = std::vector<std::string>;  // the lines of one fault (a crash and its restart)
+
+// Every draw into its own named local, in this order: C++ leaves the order in which a call's
+// arguments are evaluated open, and g++ and clang++ differ (docs/architecture.md).
+
+Faults gc_pause(Placer& pl) {
+  const std::string on = pl.trigger(kBuyerPoints);
+  if (on.empty()) return {};
+  const int64_t milli = pl.prng().between(1100, 2000);
+  return {fmt::format("{} pause here for {} lock-ttl", on, multiple(milli))};
 }
 
-std::string partition(Prng& p, const Workload& w) {
-  const int64_t at = ms_between(p, 0, sale_ms(w));
-  // The old primary keeps the clients of one app node; the sentinel and the rest see the
-  // replica. Both sides still reach the database.
-  std::string minority = "redis-1,app-1";
-  std::string majority = "redis-2,sentinel";
-  for (int i = 2; i <= w.app_nodes; ++i) majority += fmt::format(",app-{}", i);
-  return fmt::format("at {}ms partition {} | {}; at {}ms heal", at, minority, majority, at + 3000);
+Faults failover(Placer& pl) {
+  const std::string on = pl.trigger({"write_unreplicated"});
+  if (on.empty()) return {};
+  return {fmt::format("{} in redis-1 crash redis-1", on), fmt::format("{} in redis-1 after 3s restart redis-1", on)};
 }
 
-std::string clock_jump(Prng& p, const Workload& w) {
-  const int64_t jump = w.lock_ttl.count_ms() + ms_between(p, 1, 1000);
-  const int64_t at = ms_between(p, 0, sale_ms(w));
-  return fmt::format("at {}ms clock-jump redis-1 +{}ms", at, jump);
+Faults partition(Placer& pl) {
+  // The lock holder's app node stays with the old primary; the sentinel and the replica are on
+  // the other side (other app nodes reach both): split brain.
+  const std::string on = pl.trigger({"after_acquire"});
+  if (on.empty()) return {};
+  return {fmt::format("{} partition redis-1,here | redis-2,sentinel", on), fmt::format("{} after 3s heal", on)};
 }
 
-std::string slow_rpc(Prng& p, const Workload& w) {
-  const int64_t delay = w.lock_ttl.count_ms() + ms_between(p, 100, 1000);
-  const int64_t at = ms_between(p, 0, sale_ms(w));
-  const std::string node = app(p, w);
-  return fmt::format("at {}ms delay-next {} -> db by {}ms", at, node, delay);
+Faults clock_jump(Placer& pl) {
+  const std::string on = pl.trigger({"after_acquire"});
+  if (on.empty()) return {};
+  const int64_t milli = pl.prng().between(1100, 2000);
+  return {fmt::format("{} clock-jump redis-1 +{} lock-ttl", on, multiple(milli))};
 }
 
-std::string app_crash(Prng& p, const Workload& w) {
-  const int64_t at = ms_between(p, 0, sale_ms(w));
-  const std::string node = app(p, w);
-  return fmt::format("at {}ms crash {}; at {}ms restart {}", at, node, at + 2000, node);
+Faults slow_rpc(Placer& pl) {
+  const std::string on = pl.trigger(kDbSendPoints);
+  if (on.empty()) return {};
+  const int64_t milli = pl.prng().between(1100, 2000);
+  return {fmt::format("{} delay-next here -> db by {} lock-ttl", on, multiple(milli))};
 }
 
-std::string lost_replies(Prng& p, const Workload& w) {
-  // Replies from the database to one app node are lost for a while: calls time out (ambiguous)
-  // though they applied, and the gateway retries with the same request id.
-  const int64_t at = ms_between(p, 0, sale_ms(w));
-  const std::string node = app(p, w);
-  const int64_t heal = at + ms_between(p, 50, 300);
-  return fmt::format("at {}ms cut db -> {}; at {}ms heal", at, node, heal);
+Faults app_crash(Placer& pl) {
+  const std::string on = pl.trigger(kBuyerPoints);
+  if (on.empty()) return {};
+  return {fmt::format("{} crash here", on), fmt::format("{} after 2s restart here", on)};
+}
+
+Faults lost_replies(Placer& pl) {
+  // The database's replies to the buyer's app node are lost for a while, from the moment a
+  // statement is sent: the call times out (ambiguous) though it applied.
+  const std::string on = pl.trigger(kDbSendPoints);
+  if (on.empty()) return {};
+  const int64_t heal_ms = pl.prng().between(50, 300);
+  return {fmt::format("{} cut db -> here", on), fmt::format("{} after {}ms heal", on, heal_ms)};
+}
+
+using Gen = Faults (*)(Placer&);
+struct Kind {
+  const char* name;
+  Gen gen;
+  const char* needs;  // what the design must reach for this fault to be placed
+};
+const Kind kKinds[] = {
+    {"gc-pause", gc_pause, "a buyer's purchase step"},
+    {"failover", failover, "write_unreplicated (a write answered by a Redis primary with a replica)"},
+    {"partition", partition, "after_acquire (a lock acquired)"},
+    {"clock-jump", clock_jump, "after_acquire (a lock acquired)"},
+    {"slow-rpc", slow_rpc, "a statement sent to the database"},
+    {"app-crash", app_crash, "a buyer's purchase step"},
+    {"lost-replies", lost_replies, "a statement sent to the database"},
+};
+const Kind* kind_of(const std::string& name) {
+  for (const Kind& k : kKinds) {
+    if (name == k.name) return &k;
+  }
+  return nullptr;
+}
+
+bool typed(const Scenario& s, const char* flag) { return std::find(s.typed.begin(), s.typed.end(), flag) != s.typed.end(); }
+
+// Raises a workload value the profile needs, unless the user typed it; says which, either way.
+template <class T, class Show>
+void widen(Scenario& s, const std::string& profile, const char* flag, T& field, T needed, const char* why, Show show) {
+  if (!(field < needed)) return;
+  if (typed(s, flag)) {
+    s.notes.push_back(fmt::format("{} keeps {} {} as typed, below the {} it needs: {}", profile, flag, show(field), show(needed), why));
+    return;
+  }
+  s.notes.push_back(fmt::format("{} sets {} {} (not typed; the default is {}): {}", profile, flag, show(needed), show(field), why));
+  field = needed;
+}
+std::string show_duration(Duration d) { return sim::format_duration(d); }
+std::string show_int(int64_t v) { return std::to_string(v); }
+
+void widen_for_failover(Scenario& s, const std::string& profile) {
+  // A lock lost in a failover matters only while its holder still works when Sentinel has
+  // promoted the replica (down-after 1s, plus its 100ms period): a 1.5s critical section under
+  // a 5s lease, so the lease itself does not expire, and waiters that outlast the failover.
+  Workload& w = s.workload;
+  const char* why = "a lost lock overlaps its holder only if the critical section outlasts Sentinel's failover (about 1.1s)";
+  widen(s, profile, "--remote-call", w.remote_call, Duration::ms(1500), why, show_duration);
+  widen(s, profile, "--lock-ttl", w.lock_ttl, std::max(Duration::s(5), w.remote_call * 3), "the lease must outlast the critical section, or it expires without any failover", show_duration);
+  widen(s, profile, "--lock-wait", w.lock_wait, Duration::s(10), "waiting buyers must still be trying when the replica takes over", show_duration);
+  widen(s, profile, "--gateway-timeout", w.gateway_timeout, Duration::s(15), "the gateway must wait out the failover", show_duration);
 }
 
 }  // namespace
@@ -75,14 +186,15 @@ std::string lost_replies(Prng& p, const Workload& w) {
 const std::vector<Profile>& profiles() {
   static const std::vector<Profile> all = {
       {"none", "no faults: concurrency alone"},
-      {"gc-pause", "a stop-the-world pause on one app node, longer than the lock TTL, during the sale"},
-      {"failover", "the Redis primary crashes during the sale; Sentinel promotes the lagging replica"},
-      {"partition", "the Redis primary and one app node are cut off from the rest (split brain), then heal"},
-      {"clock-jump", "the Redis primary's clock jumps forward by more than the lock TTL"},
-      {"slow-rpc", "one app node's next message to the database is delayed past the lock TTL"},
-      {"app-crash", "one app node's process is killed during the sale and restarted 2s later"},
-      {"retries", "lost database replies, gateway retries (same request id) and double clicks"},
-      {"chaos", "a random mix of the faults above"},
+      {"gc-pause", "a buyer's process pauses at a purchase step (after acquire, after read, before commit, ...) for 1.1-2x the lock TTL"},
+      {"failover", "the Redis primary crashes right after answering a write its replica has not received; Sentinel promotes the replica"},
+      {"partition", "right after a buyer acquires its lock, its app node and the Redis primary are cut off from the replica and Sentinel (split brain); heals 3s later"},
+      {"clock-jump", "right after a buyer acquires its lock, the Redis primary's clock jumps forward by 1.1-2x the lock TTL"},
+      {"slow-rpc", "a statement one buyer sends to the database arrives 1.1-2x the lock TTL late"},
+      {"app-crash", "a buyer's app node is killed at a purchase step (before COMMIT, after COMMIT, ...) and restarted 2s later"},
+      {"lost-replies", "the database's replies to a buyer's app node are lost for 50-300ms from a statement on (ambiguous timeouts), no retries"},
+      {"retries", "lost-replies, plus gateway retries (same request id) and double clicks"},
+      {"chaos", "a random mix of 1-3 of the faults above, with a gateway retry"},
   };
   return all;
 }
@@ -94,56 +206,86 @@ bool is_profile(const std::string& name) {
   return false;
 }
 
+Probe probe(const Scenario& scenario) {
+  const Design* design = find_design(scenario.design);
+  if (design == nullptr) throw std::invalid_argument(fmt::format("unknown variant '{}'", scenario.design));
+  Scenario s = scenario;
+  s.keep_trace = false;
+  if (auto problem = scenario_problem(s, *design)) throw std::invalid_argument(*problem);
+  Simulation sim(s, *design);
+  sim.run();
+  Probe out;
+  for (const auto& [point, n] : sim.world().point_counts()) out.points.emplace(point, n);
+  for (const sim::Choice& c : sim.world().choices()) out.decisions += c.kind == sim::ChoiceKind::schedule ? 1 : 0;
+  return out;
+}
+
+Scenario apply_search(Scenario s) {
+  if (s.search.kind == Search::Kind::swarm) throw std::invalid_argument("--strategy swarm varies a profile's faults per seed: give --faults a profile, not a plan");
+  if (s.search.kind == Search::Kind::pct) {
+    Scenario uniform = s;
+    uniform.schedule = "random";
+    s.schedule = fmt::format("pct:{}:{}", s.search.depth, std::max<uint64_t>(1, probe(uniform).decisions));
+  } else {
+    s.schedule = "random";
+  }
+  return s;
+}
+
 Scenario apply_profile(const std::string& profile, Scenario s) {
-  // The plan comes from its own stream (seeded by the run's seed) so that it can be printed
-  // and replayed as text with the same seed.
-  Prng p(s.seed ^ 0xfa017ULL);
-  const Workload& w = s.workload;
-  std::string plan;
-  if (profile == "none") {
-  } else if (profile == "gc-pause") {
-    plan = gc_pause(p, w);
-  } else if (profile == "failover" || profile == "partition") {
-    // A lock is lost only if its holder is still working when the replica takes over, and the
-    // replica lacks it: long critical sections (a 1.5s remote call under a 5s lease, so the lease
-    // itself does not expire) and a replica lagging by 1s, as under a heavy write load.
-    s.workload.remote_call = std::max(s.workload.remote_call, Duration::ms(1500));
-    s.workload.lock_ttl = std::max(s.workload.lock_ttl, Duration::s(5));
-    s.workload.lock_wait = std::max(s.workload.lock_wait, Duration::s(10));
-    s.workload.gateway_timeout = std::max(s.workload.gateway_timeout, Duration::s(15));
-    s.workload.replication_lag = std::max(s.workload.replication_lag, Duration::s(1));
-    if (profile == "failover") {
-      plan = failover(p, s.workload);
-    } else {
-      plan = partition(p, s.workload);
-    }
-  } else if (profile == "clock-jump") {
-    plan = clock_jump(p, w);
-  } else if (profile == "slow-rpc") {
-    plan = slow_rpc(p, w);
-  } else if (profile == "app-crash") {
-    plan = app_crash(p, w);
-  } else if (profile == "retries") {
+  if (!is_profile(profile)) throw std::invalid_argument(fmt::format("unknown fault profile '{}'", profile));
+  s.notes.clear();
+  s.unplaced.clear();
+  s.faults = {};
+  s.schedule = "random";
+  Workload& w = s.workload;
+  if (profile == "failover" || profile == "partition") widen_for_failover(s, profile);
+  if (profile == "retries") {
     // A repeated purchase only turns into a duplicate order while there is stock to buy: give
     // every buyer a unit so the retries, not the sell-out, decide.
-    s.workload.stock = std::max<int64_t>(s.workload.stock, s.workload.buyers);
-    plan = lost_replies(p, s.workload);
-    s.workload.max_retries = std::max(s.workload.max_retries, 2);
-    if (s.workload.double_click.numerator == 0) s.workload.double_click = Ratio{1, 4};
-  } else if (profile == "chaos") {
-    using Gen = std::string (*)(Prng&, const Workload&);
-    static constexpr Gen gens[] = {gc_pause, failover, partition, clock_jump, slow_rpc, app_crash, lost_replies};
-    const int64_t n = p.between(1, 3);
-    for (int64_t i = 0; i < n; ++i) {
-      const uint64_t which = p.bounded(std::size(gens));
-      const std::string one = gens[which](p, w);
-      plan += plan.empty() ? one : fmt::format("; {}", one);
+    widen(s, profile, "--stock", w.stock, static_cast<int64_t>(w.buyers), "a retry duplicates an order only while stock remains", show_int);
+    widen(s, profile, "--retries", w.max_retries, 2, "the gateway must retry an ambiguous purchase", show_int);
+    if (w.double_click.numerator == 0) {
+      if (typed(s, "--double-click")) {
+        s.notes.push_back("retries keeps --double-click 0/1 as typed: no buyer clicks twice");
+      } else {
+        s.notes.push_back("retries sets --double-click 1/4 (not typed; the default is 0/1): a buyer sends the same request twice");
+        w.double_click = Ratio{1, 4};
+      }
     }
-    s.workload.max_retries = std::max(s.workload.max_retries, 1);
+  }
+  if (profile == "chaos") widen(s, profile, "--retries", w.max_retries, 1, "the gateway retries an ambiguous purchase once", show_int);
+  if (profile == "none") return s;
+
+  // The probe: this sale, this seed, no faults. Everything the plan needs to know about timing
+  // comes from it.
+  const Probe pr = probe(s);
+  // The plan's own stream (seeded by the run's seed), apart from the run's choices.
+  Prng prng(s.seed ^ 0xfa017ULL);
+  const bool swarm = s.search.kind == Search::Kind::swarm;
+  Placer placer(prng, pr, swarm);
+  std::vector<const Kind*> kinds;
+  std::string missing;
+  if (profile == "chaos") {
+    for (const Kind& k : kKinds) {
+      if (!swarm || prng.bounded(2) == 1) kinds.push_back(&k);
+    }
+    if (kinds.empty()) kinds.push_back(&kKinds[prng.bounded(std::size(kKinds))]);
   } else {
-    throw std::invalid_argument(fmt::format("unknown fault profile '{}'", profile));
+    kinds.push_back(kind_of(profile == "retries" ? "lost-replies" : profile));
+  }
+  // How many faults: chaos 1-3; swarm 1-3 of the profile's kind; otherwise one.
+  const int64_t count = profile == "chaos" || swarm ? prng.between(1, 3) : 1;
+  std::string plan;
+  for (int64_t i = 0; i < count; ++i) {
+    const Kind* k = kinds.size() == 1 ? kinds.front() : kinds[prng.bounded(kinds.size())];
+    const Faults lines = k->gen(placer);
+    if (lines.empty()) missing = fmt::format("the design never reached {} in this sale", k->needs);
+    for (const std::string& line : lines) plan += plan.empty() ? line : fmt::format("; {}", line);
   }
   s.faults = sim::FaultPlan::parse(plan);
+  if (s.faults.empty()) s.unplaced = fmt::format("{}: no fault placed: {}", profile, missing);
+  if (s.search.kind == Search::Kind::pct) s.schedule = fmt::format("pct:{}:{}", s.search.depth, std::max<uint64_t>(1, pr.decisions));
   return s;
 }
 

@@ -1,8 +1,19 @@
 // Named fault profiles. A profile turns a seed into a concrete fault plan (and, for `retries`,
-// client misbehaviour), drawn from its own stream so the plan can be printed and replayed as
-// text. Times are chosen inside the sale window, where locks are held.
+// client misbehaviour) that prints and replays as text. Profiles are protocol-aware: they place
+// faults on fault points (a pause right after a buyer acquired its lock, a crash of the Redis
+// primary while a write is unreplicated, a lost reply to a COMMIT), never at guessed times.
+// Which occurrence of which point is read from the run itself: a probe run of the same sale and
+// seed without the profile's faults counts every point, and the run with the fault is identical
+// to the probe up to the moment the fault fires, so the fault always happens. How the point and
+// occurrence are chosen is the search strategy (Scenario::search).
+//
+// A profile may widen workload values the fault needs (a failover matters only while the lock
+// holder still works when Sentinel promotes the replica) but never one the user typed
+// (Scenario::typed): each change, or each value kept as typed, is a line in Scenario::notes.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,7 +28,24 @@ struct Profile {
 
 const std::vector<Profile>& profiles();
 bool is_profile(const std::string& name);
-// Returns `base` with the profile's fault plan (replacing base.faults) and workload changes.
+
+// What a sale reaches without faults: how often each fault point is reached, and how many
+// scheduling decisions it makes (PCT's step estimate).
+struct Probe {
+  std::map<std::string, uint64_t, std::less<>> points;
+  uint64_t decisions = 0;
+};
+// Runs `scenario` (its own fault plan included, if any) and counts. Throws std::invalid_argument
+// for a scenario that cannot run.
+Probe probe(const Scenario& scenario);
+
+// Returns `base` with the profile's fault plan (replacing base.faults), its workload changes and
+// notes, and its schedule (PCT gets its decision estimate from the probe). Throws
+// sim::FaultPlanError when the plan cannot be built, std::invalid_argument for an unknown profile.
 Scenario apply_profile(const std::string& profile, Scenario base);
+
+// For a scenario with its own plan: the schedule its search needs (PCT probes the run for its
+// decision estimate). Throws std::invalid_argument for swarm, which needs a profile to vary.
+Scenario apply_search(Scenario s);
 
 }  // namespace oversim::protocols

@@ -1,6 +1,7 @@
 #include "protocols/simulation.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 
 #include <fmt/format.h>
@@ -20,6 +21,28 @@ const char* to_string(BuyResult r) {
     case BuyResult::failed: return "failed";
   }
   return "?";
+}
+
+const char* to_string(Search::Kind k) {
+  switch (k) {
+    case Search::Kind::random: return "random";
+    case Search::Kind::pct: return "pct";
+    case Search::Kind::swarm: return "swarm";
+  }
+  return "?";
+}
+
+std::string to_string(const Search& s) { return s.kind == Search::Kind::pct ? fmt::format("pct:{}", s.depth) : std::string(to_string(s.kind)); }
+
+std::optional<PctSchedule> parse_schedule(const std::string& schedule) {
+  if (schedule == "random") return std::nullopt;
+  unsigned long long depth = 0, decisions = 0;
+  char tail = 0;
+  if (std::sscanf(schedule.c_str(), "pct:%llu:%llu%c", &depth, &decisions, &tail) != 2 || depth < 1 || depth > 100 || decisions < 1 ||
+      schedule.find_first_not_of("pct:0123456789") != std::string::npos) {
+    throw std::invalid_argument(fmt::format("schedule '{}' is not random or pct:<depth 1..100>:<decisions>", schedule));
+  }
+  return PctSchedule{static_cast<uint32_t>(depth), static_cast<uint64_t>(decisions)};
 }
 
 Duration exponential_gap(sim::World& world, Duration mean) {
@@ -153,7 +176,9 @@ Simulation::Simulation(const Scenario& scenario, const Design& design) : scenari
   config.horizon = scenario_.horizon;
   config.keep_trace = scenario_.keep_trace;
   config.inline_timers = scenario_.inline_timers;
-  world_ = std::make_unique<sim::World>(config);
+  std::unique_ptr<sim::Strategy> strategy;
+  if (auto pct = parse_schedule(scenario_.schedule)) strategy = std::make_unique<sim::PctStrategy>(scenario_.seed, pct->depth, pct->decisions);
+  world_ = std::make_unique<sim::World>(config, std::move(strategy));
   for (int i = 1; i <= w.app_nodes; ++i) apps_.push_back(&world_->add_node(app_name(i)));
   redis_ = std::make_unique<redis::RedisDeployment>(*world_, redis_config(w));
   const db::DbServerConfig dc = db_config(design_, w);
@@ -185,6 +210,11 @@ sim::Quantities quantities(const Workload& w) {
 
 std::optional<std::string> scenario_problem(const Scenario& scenario, const Design& design) {
   if (auto problem = scenario.faults.problem()) return problem;
+  try {
+    parse_schedule(scenario.schedule);
+  } catch (const std::invalid_argument& e) {
+    return std::string(e.what());
+  }
   Scenario s = scenario;
   try {
     s.faults = scenario.faults.resolved(quantities(scenario.workload));

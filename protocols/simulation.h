@@ -41,6 +41,21 @@ struct Design {
   SchemaNeeds schema;
 };
 
+// How a run is searched for a bug (the --strategy flag). Profiles place their faults by it:
+//   random  each fault on a uniformly chosen occurrence of a uniformly chosen point; uniform
+//           scheduling;
+//   pct     the same placement, and PCT scheduling of depth `depth` (sim::PctStrategy);
+//   swarm   each seed enables a random subset of the profile's points (and, for chaos, of its
+//           fault kinds) and places 1..3 faults among them (Groce et al., ISSTA 2012; VOPR).
+struct Search {
+  enum class Kind : uint8_t { random, pct, swarm };
+  Kind kind = Kind::random;
+  uint32_t depth = 3;
+  friend bool operator==(const Search&, const Search&) = default;
+};
+const char* to_string(Search::Kind k);
+std::string to_string(const Search& s);  // "random", "pct:3", "swarm"
+
 struct Scenario {
   std::string design;
   Workload workload;
@@ -50,6 +65,16 @@ struct Scenario {
   Duration horizon = Duration::s(600);
   bool keep_trace = true;
   bool inline_timers = true;  // the kernel's fast path (sim::WorldConfig); off only to compare paths
+  // The scheduler: "random", or "pct:<depth>:<decisions>" (sim::PctStrategy with that estimate).
+  std::string schedule = "random";
+  // Read by fault profiles: how they search, and the workload flags the user typed ("--stock"),
+  // which a profile never changes.
+  Search search;
+  std::vector<std::string> typed;
+  // Written by profiles: what they changed in the workload and why, one line each (the same for
+  // every seed), and why no fault was placed for this seed ("" when one was).
+  std::vector<std::string> notes;
+  std::string unplaced;
 };
 
 // The handle a design's purchase function works through. One per buyer attempt.
@@ -158,6 +183,14 @@ class Simulation {
 // plan that settles too late to leave the quiet time the "eventually" checks need.
 // Cheap: it builds nothing (Simulation::node_names gives the topology).
 std::optional<std::string> scenario_problem(const Scenario& scenario, const Design& design);
+
+// The "pct:<depth>:<decisions>" schedule's numbers, or nullopt for "random"; throws
+// std::invalid_argument for anything else.
+struct PctSchedule {
+  uint32_t depth = 3;
+  uint64_t decisions = 1;
+};
+std::optional<PctSchedule> parse_schedule(const std::string& schedule);
 
 // The workload quantities a fault plan's lengths may scale ("2x lock-ttl"): lock-ttl, lock-wait,
 // lock-retry, remote-call, gateway-timeout, replication-lag, burst-window.
