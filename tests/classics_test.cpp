@@ -193,7 +193,7 @@ TEST(Classics, TheFirstFailureOfASweepReplaysBitForBitFromItsScenario) {
 }
 
 TEST(Classics, ShrinkingKeepsTheViolationAndMakesTheScenarioSmaller) {
-  Scenario big = scenario("redis_lock_read_modify_write", 2, "at 23ms pause app-1 for 1493ms", 20, 5, 2);
+  Scenario big = scenario("redis_lock_read_modify_write", 11, "at 23ms pause app-1 for 1493ms", 20, 5, 2);
   big = protocols::apply_profile("gc-pause", big);
   ASSERT_TRUE(properties::run_checked(big).result("no_oversell").violated);
   const Scenario small = properties::shrink(big, {"no_oversell"});

@@ -164,6 +164,7 @@ void RedisServer::handle_command(const sim::Message& request, const Command& com
   }
   uint64_t offset = state_.replication_offset();
   const bool wrote = !result.replicated.empty();
+  const bool only_unreplicated = backlog_.empty();  // every earlier write has left for the replicas
   if (wrote) publish(std::move(result.replicated));
   if (primary && wrote && command.is_write() && options_.acks_required > 0) {
     world_.spawn(&node_, name() + "/wait", [this, request, command, r = result.reply, offset] {
@@ -172,9 +173,10 @@ void RedisServer::handle_command(const sim::Message& request, const Command& com
     return;
   }
   reply(request, command, result.reply);
-  // The fault point a failover profile aims at: the client has its answer, the replicas do not
-  // have the write yet (it reaches them after the replication lag).
-  if (primary && wrote && !links_.empty()) world_.reach("write_unreplicated");
+  // The fault point a failover profile aims at: the client has its answer, the replicas have
+  // every earlier write but not this one (it reaches them after the replication lag). A crash
+  // now loses exactly this write.
+  if (primary && wrote && only_unreplicated && !links_.empty()) world_.reach("write_unreplicated");
 }
 
 void RedisServer::wait_for_acks(sim::Message request, Command command, Reply r, uint64_t offset) {

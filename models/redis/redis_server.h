@@ -17,7 +17,8 @@
 //   node's clock, or every acknowledged write.
 // Sentinel and tests steer roles with REPLICAOF over the same port, like the real thing.
 // - Fault point: `write_unreplicated` on the primary's node, right after it answered a write that
-//   its attached replicas have not received yet (a failover now loses it).
+//   its attached replicas have not received yet while every earlier write has left for them (a
+//   failover now loses exactly this write: a lock key, not also the release before it).
 #pragma once
 
 #include <cstdint>
