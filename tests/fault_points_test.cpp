@@ -1,0 +1,151 @@
+// Fault points find the bug on purpose: a fault aimed at a moment of the protocol happens there,
+// on the first execution, instead of when a seed happens to land on it; and profiles that need a
+// wider workload never change what the user typed without saying so.
+#include <memory>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "properties/checker.h"
+#include "protocols/steps.h"
+
+namespace oversim {
+namespace {
+
+using protocols::Scenario;
+
+Scenario with_plan(const std::string& design, const std::string& plan, uint64_t seed = 1) {
+  Scenario s;
+  s.design = design;
+  s.seed = seed;
+  s.faults = sim::FaultPlan::parse(plan);
+  return s;
+}
+
+// The GC pause inside the critical section, after the stock was read: the lease expires, the next
+// holder reads the same stock, and the paused holder writes its stale value when it resumes.
+TEST(FaultPoints, APauseAfterTheReadOversellsOnTheFirstExecution) {
+  const properties::RunResult r = properties::run_checked(with_plan("redis_lock_read_modify_write", "on after_read pause here for 2x lock-ttl"));
+  EXPECT_TRUE(r.result("no_oversell").violated);
+  EXPECT_TRUE(r.result("lease_expired_while_held").reached);
+  EXPECT_EQ(r.faults_fired, 1u);
+  // The same pause just before the write, against the conditional decrement (it reads nothing
+  // first): the lock fails the same way, the stock holds.
+  const properties::RunResult safe = properties::run_checked(with_plan("redis_lock_conditional", "on before_write pause here for 2x lock-ttl"));
+  EXPECT_EQ(safe.faults_fired, 1u);
+  EXPECT_TRUE(safe.result("lock_mutual_exclusion").violated);
+  EXPECT_FALSE(safe.result("no_oversell").violated);
+  EXPECT_GT(safe.orders, 0);
+}
+
+// Right after the lock is acquired: the holder resumes, no longer holding the lease, into the
+// next holder's read-then-write (a 100ms call keeps that window open) and both write one value.
+TEST(FaultPoints, APauseRightAfterAcquireOversellsOnTheFirstExecution) {
+  Scenario s = with_plan("redis_lock_read_modify_write", "on after_acquire pause here for 1.5x lock-ttl");
+  s.workload.remote_call = sim::Duration::ms(100);
+  const properties::RunResult r = properties::run_checked(s);
+  EXPECT_TRUE(r.result("no_oversell").violated);
+  EXPECT_TRUE(r.result("lock_mutual_exclusion").violated);
+  bool paused_here = false;
+  for (const auto& e : r.events) paused_here |= e.kind == "fault" && e.fields.at(0).value.find("(here: app-") != std::string::npos;
+  EXPECT_TRUE(paused_here) << "the fault's trace line names the node that reached the point";
+}
+
+// A design that tells the buyer "sold" and leaves the COMMIT to a background fiber (a realistic
+// mistake: acknowledging before the commit). Test-only: it is in no registry.
+protocols::BuyResult acknowledge_before_commit(protocols::BuyContext& ctx) {
+  std::optional<db::DbConnection> conn = ctx.db().acquire();
+  if (!conn) return ctx.outcome(protocols::BuyResult::busy);
+  conn->begin();
+  db::DbCall take = conn->execute(db::UpdateStock::on(ctx.sku).decrement(1).where_available_at_least(1));
+  if (!take.ok()) return ctx.outcome(protocols::failure_of(take));
+  if (take.rows() == 0) return ctx.outcome(protocols::BuyResult::sold_out);
+  const std::string order = ctx.new_order_id();
+  db::DbCall insert = conn->execute(db::InsertOrder{ctx.order_row(order)});
+  if (!insert.ok()) return ctx.outcome(protocols::failure_of(insert));
+  auto late = std::make_shared<db::DbConnection>(std::move(*conn));
+  ctx.world().spawn(&ctx.app(), "late-commit", [late] { late->commit(); });
+  return ctx.sold(order);
+}
+
+std::optional<std::string> lost_order_after(const protocols::Design& design, const std::string& plan) {
+  Scenario s = with_plan(design.name, plan);
+  protocols::Simulation sim(s, design);
+  sim.run();
+  return properties::find_property("no_lost_order")->check(sim);
+}
+
+TEST(FaultPoints, ACrashBeforeCommitCatchesAnAcknowledgementBeforeCommitOnTheFirstExecution) {
+  const protocols::Design early{"ack_before_commit", "test only", "violates no_lost_order under a crash before COMMIT", acknowledge_before_commit, {}};
+  const std::string plan = "on before_commit crash here; on before_commit after 2s restart here";
+  const std::optional<std::string> lost = lost_order_after(early, plan);
+  ASSERT_TRUE(lost.has_value()) << "the buyer heard 'sold' for an order that was never committed";
+  EXPECT_NE(lost->find("o-r"), std::string::npos) << *lost;
+  // The same crash against a design that acknowledges only after its COMMIT answered.
+  const protocols::Design* honest = protocols::find_design("db_conditional_update");
+  ASSERT_NE(honest, nullptr);
+  EXPECT_EQ(lost_order_after(*honest, plan), std::nullopt);
+}
+
+// A profile widens a workload value only when the user did not type it, and says so either way.
+TEST(FaultPoints, AProfileNeverChangesATypedFlagWithoutSayingSo) {
+  Scenario s;
+  s.design = "redis_lock_read_modify_write";
+  s.workload.buyers = 200;
+  s.workload.stock = 100;
+  s.workload.remote_call = sim::Duration::ms(800);
+  s.workload.lock_ttl = sim::Duration::s(3);
+  s.typed = {"--buyers", "--stock", "--remote-call", "--lock-ttl"};
+  const Scenario typed = protocols::apply_profile("failover", s);
+  EXPECT_EQ(typed.workload.remote_call, sim::Duration::ms(800));
+  EXPECT_EQ(typed.workload.lock_ttl, sim::Duration::s(3));
+  EXPECT_EQ(typed.workload.buyers, 200);
+  auto said = [](const Scenario& r, const std::string& text) {
+    for (const std::string& n : r.notes) {
+      if (n.find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(said(typed, "failover keeps --remote-call 800ms as typed"));
+  EXPECT_TRUE(said(typed, "failover keeps --lock-ttl 3s as typed"));
+  // Not typed: widened, and said.
+  EXPECT_EQ(typed.workload.lock_wait, sim::Duration::s(10));
+  EXPECT_TRUE(said(typed, "failover sets --lock-wait 10s (not typed; the default is 2s)"));
+  Scenario untyped = s;
+  untyped.typed.clear();
+  const Scenario widened = protocols::apply_profile("failover", untyped);
+  EXPECT_EQ(widened.workload.remote_call, sim::Duration::ms(1500));
+  EXPECT_TRUE(said(widened, "failover sets --remote-call 1500ms"));
+  // Every change shows in the reproduce line, which then needs no profile.
+  EXPECT_NE(properties::reproduce_command(widened).find("--remote-call 1500ms"), std::string::npos);
+  // retries keeps a typed stock.
+  Scenario one = s;
+  one.workload.stock = 1;
+  const Scenario retried = protocols::apply_profile("retries", one);
+  EXPECT_EQ(retried.workload.stock, 1);
+  EXPECT_TRUE(said(retried, "retries keeps --stock 1 as typed"));
+}
+
+// The probe makes the plan's trigger one the run reaches: the fault always happens.
+TEST(FaultPoints, EveryProfilePlacedFaultHappens) {
+  for (const char* profile : {"gc-pause", "failover", "clock-jump", "slow-rpc", "app-crash", "lost-replies"}) {
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      Scenario s;
+      s.design = "redis_lock_read_modify_write";
+      s.seed = seed;
+      s = protocols::apply_profile(profile, s);
+      ASSERT_TRUE(s.unplaced.empty()) << profile << ": " << s.unplaced;
+      const properties::RunResult r = properties::run_checked(s);
+      EXPECT_EQ(r.faults_fired, r.faults_planned) << profile << " seed " << seed << ": " << s.faults.to_string();
+    }
+  }
+  // A profile whose point the design never reaches places nothing, and says why.
+  Scenario db;
+  db.design = "db_conditional_update";
+  db = protocols::apply_profile("failover", db);
+  EXPECT_TRUE(db.faults.empty());
+  EXPECT_NE(db.unplaced.find("write_unreplicated"), std::string::npos) << db.unplaced;
+}
+
+}  // namespace
+}  // namespace oversim
