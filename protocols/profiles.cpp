@@ -89,9 +89,13 @@ Faults gc_pause(Placer& pl) {
 }
 
 Faults failover(Placer& pl) {
-  const std::string on = pl.trigger({"write_unreplicated"});
+  // Right after the primary answered a write its replica lacks alone (nothing else is lost), or
+  // right after a buyer acquired its lock (the key, and maybe the release before it, is lost: the
+  // replica then holds a stale lock, a liveness fault).
+  const std::string on = pl.trigger({"write_unreplicated", "after_acquire"});
   if (on.empty()) return {};
-  return {fmt::format("{} in redis-1 crash redis-1", on), fmt::format("{} in redis-1 after 3s restart redis-1", on)};
+  const std::string where = on.find("write_unreplicated") != std::string::npos ? " in redis-1" : "";
+  return {fmt::format("{}{} crash redis-1", on, where), fmt::format("{}{} after 3s restart redis-1", on, where)};
 }
 
 Faults partition(Placer& pl) {
@@ -139,7 +143,7 @@ struct Kind {
 };
 const Kind kKinds[] = {
     {"gc-pause", gc_pause, "a buyer's purchase step"},
-    {"failover", failover, "write_unreplicated (a write answered by a Redis primary with a replica)"},
+    {"failover", failover, "write_unreplicated or after_acquire (a write to a Redis primary with a replica)"},
     {"partition", partition, "after_acquire (a lock acquired)"},
     {"clock-jump", clock_jump, "after_acquire (a lock acquired)"},
     {"slow-rpc", slow_rpc, "a statement sent to the database"},
@@ -187,7 +191,7 @@ const std::vector<Profile>& profiles() {
   static const std::vector<Profile> all = {
       {"none", "no faults: concurrency alone"},
       {"gc-pause", "a buyer's process pauses at a purchase step (after acquire, after read, before commit, ...) for 1.1-2x the lock TTL"},
-      {"failover", "the Redis primary crashes right after answering a write its replica has not received; Sentinel promotes the replica"},
+      {"failover", "the Redis primary crashes right after a lock is acquired, or a write its replica lacks; Sentinel promotes the replica"},
       {"partition", "right after a buyer acquires its lock, its app node and the Redis primary are cut off from the replica and Sentinel (split brain); heals 3s later"},
       {"clock-jump", "right after a buyer acquires its lock, the Redis primary's clock jumps forward by 1.1-2x the lock TTL"},
       {"slow-rpc", "a statement one buyer sends to the database arrives 1.1-2x the lock TTL late"},

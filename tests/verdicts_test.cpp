@@ -158,7 +158,7 @@ const Row kTable[] = {
     {"async_order_write", "chaos", H, H, V, V, H, H, H, H, "reached: sold_out where_rechecked_after_wait"},
     {"article_recipe", "none", H, H, H, H, H, H, H, H, "reached: sold_out lock_contended"},
     {"article_recipe", "gc-pause", H, H, H, H, V, H, H, H, "because: lease_expired_while_held; reached: sold_out lock_contended"},
-    {"article_recipe", "failover", H, H, H, H, H, H, H, H, "reached: sold_out lock_contended failover_happened"},
+    {"article_recipe", "failover", H, H, H, H, V, H, H, H, "because: failover_happened; reached: sold_out lock_contended"},
     {"article_recipe", "partition", H, H, H, H, V, H, H, H, "because: failover_happened; reached: sold_out lock_contended"},
     {"article_recipe", "clock-jump", H, H, H, H, V, H, H, H, "reached: sold_out lock_contended"},
     {"article_recipe", "slow-rpc", H, H, H, H, V, H, H, H, "because: lease_expired_while_held; reached: sold_out lock_contended"},

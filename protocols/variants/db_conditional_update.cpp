@@ -4,8 +4,10 @@
 // available >= 1`; 0 rows means sold out; otherwise insert the order and commit.
 // Expected verdict: HOLDS no_oversell under every profile: a waiting UPDATE re-evaluates its
 // WHERE against the newly committed row (PostgreSQL manual 13.2.1), so the last unit is sold
-// once. VIOLATES no_duplicate_order under retries: a gateway retry after a lost commit reply
-// buys again (no idempotency key, no unique index).
+// once. VIOLATES no_duplicate_order under retries and chaos: a gateway retry after a lost COMMIT
+// reply buys again (no idempotency key, no unique index); chaos finds it only when it draws
+// lost replies, so late (40 seeds of chaos may miss it; a 1000-seed sweep does not). Under
+// lost-replies alone (no retry) the buyer is told "unknown": progress, not a duplicate.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -27,6 +29,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design db_conditional_update_design;
 const Design db_conditional_update_design{
     "db_conditional_update", "no lock: UPDATE ... WHERE available >= 1, check affected rows, INSERT order",
-    "holds no_oversell everywhere; violates no_duplicate_order under retries", buy, {}};
+    "holds no_oversell everywhere; violates no_duplicate_order under retries and chaos (a retry after a lost COMMIT reply)", buy, {}};
 
 }  // namespace oversim::protocols

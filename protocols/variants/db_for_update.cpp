@@ -5,6 +5,8 @@
 // Expected verdict: HOLDS no_oversell under every profile (the row lock serializes buyers and
 // the second reads the committed value, manual 13.3.2). The price is liveness: buyers queue on
 // the row lock across the remote call, so waits hit lock_timeout and the pool runs dry.
+// VIOLATES no_duplicate_order under retries and chaos: nothing makes a repeated purchase
+// idempotent, so a gateway retry after a lost COMMIT reply buys twice.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -27,6 +29,6 @@ BuyResult buy(BuyContext& ctx) {
 
 extern const Design db_for_update_design;
 const Design db_for_update_design{"db_for_update", "pessimistic: SELECT ... FOR UPDATE, remote call, decrement, INSERT order",
-                                  "holds no_oversell everywhere; pays in lock waits and pool exhaustion", buy, {}};
+                                  "holds no_oversell everywhere; pays in lock waits and pool exhaustion; violates no_duplicate_order under retries and chaos", buy, {}};
 
 }  // namespace oversim::protocols

@@ -6,7 +6,9 @@
 // optimistic_retries times, then give up.
 // Expected verdict: HOLDS no_oversell under every profile. VIOLATES progress under contention:
 // a burst of buyers keeps bumping the version, losers run out of retries while stock remains
-// (undersell) — the liveness cost the article's checklist warns about.
+// (undersell) — the liveness cost the article's checklist warns about. VIOLATES
+// no_duplicate_order under retries and chaos: a gateway retry after a lost COMMIT reply buys
+// again (no idempotency).
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -37,6 +39,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design db_optimistic_version_design;
 const Design db_optimistic_version_design{
     "db_optimistic_version", "optimistic: read version, UPDATE ... WHERE version = v AND available >= 1, bounded retries",
-    "holds no_oversell everywhere; violates progress under contention (undersell)", buy, {}};
+    "holds no_oversell everywhere; violates progress under contention (undersell) and no_duplicate_order under retries and chaos", buy, {}};
 
 }  // namespace oversim::protocols

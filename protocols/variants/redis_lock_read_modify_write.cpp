@@ -5,8 +5,11 @@
 // commit; release with a token compare.
 // Expected verdict: HOLDS no_oversell without faults (the lock serializes buyers). VIOLATES it
 // under gc-pause (the lease expires during the pause; the holder resumes and writes a stale
-// value), failover (the replica never saw the lock), partition (split brain), clock-jump (the
-// server's clock expires the lease early) and slow-rpc (the write arrives after the lease).
+// value), failover (the replica never saw the lock; only while the critical section outlasts
+// Sentinel's failover, about 1.1s: the profile widens an untyped --remote-call to 1.5s, and with
+// a shorter call you type, failover cannot hand the lock to a second buyer in time), partition
+// (split brain, the same condition), clock-jump (the server's clock expires the lease early) and
+// slow-rpc (the write arrives after the lease).
 // The lock is the single line of defence, and locks fail (Kleppmann, "How to do distributed
 // locking"). Also violates no_duplicate_order under retries and chaos (no idempotency).
 #include "protocols/steps.h"
