@@ -24,7 +24,7 @@ awk -F'\t' -v seeds=$((last - 40)) -v elapsed=$(( $(date +%s) - start )) '
   FNR == NR {
     # the table rows of tests/verdicts_test.cpp: {"design", "profile", H, V, ...
     if ($0 !~ /^    \{"[a-z_]+", "[a-z-]+", [HV],/) next
-    line = $0; gsub(/[{}"]/, "", line); n = split(line, f, ", ")
+    line = $0; gsub(/[{}"]/, "", line); sub(/^ +/, "", line); n = split(line, f, ", ")
     key = f[1] SUBSEP f[2]; cells++
     for (i = 1; i <= 8; i++) if (f[i + 2] ~ /^ *H$/) { held[key, col[i]] = 1; hcells++ }
     next
