@@ -107,6 +107,12 @@ int list_command(const std::string& what) {
     fmt::print("\nOr a fault plan: 'at 10ms pause app-1 for 2s; at 20ms crash redis-1; at 1s restart redis-1; at 0 partition redis-1,app-1 | "
                "redis-2,sentinel,app-2;\n  at 3s heal; at 5ms isolate db; at 5ms cut db -> app-1; at 5ms clock-jump redis-1 +1s; "
                "at 0 clock-drift redis-1 +200ppm;\n  at 5ms delay-next app-1 -> db by 1s; at 5ms hold app-1 -> db for 1s'\n");
+    fmt::print("A fault can come on a fault point instead: 'on [Nth] <point> [in <node>] [after <delay>] <fault>', naming 'here' for the node\n"
+               "that reached it, with lengths as multiples of a workload quantity: 'on after_read pause here for 2x lock-ttl;\n"
+               "  on 3rd before_commit in app-2 crash here; on write_unreplicated in redis-1 crash redis-1'\n");
+    fmt::print("Points: after_acquire, after_read, before_write, before_insert, before_commit, after_commit, before_release,\n"
+               "  write_unreplicated (Redis primary). Quantities: lock-ttl, lock-wait, lock-retry, remote-call, gateway-timeout,\n"
+               "  replication-lag, burst-window\n");
     fmt::print("Nodes: app-1..app-N (--apps), redis-1 (primary), redis-2 (replica), sentinel, db\n");
     return 0;
   }
