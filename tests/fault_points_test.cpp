@@ -87,6 +87,51 @@ TEST(FaultPoints, ACrashBeforeCommitCatchesAnAcknowledgementBeforeCommitOnTheFir
   EXPECT_EQ(lost_order_after(*honest, plan), std::nullopt);
 }
 
+// A design that retries its whole purchase in-app when COMMIT times out (a realistic mistake:
+// the COMMIT may have applied). Test-only.
+protocols::BuyResult retry_commit_in_app(protocols::BuyContext& ctx) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::optional<db::DbConnection> conn = ctx.db().acquire();
+    if (!conn) return ctx.outcome(protocols::BuyResult::busy);
+    conn->begin();
+    db::DbCall take = conn->execute(db::UpdateStock::on(ctx.sku).decrement(1).where_available_at_least(1));
+    if (!take.ok()) return ctx.outcome(protocols::failure_of(take));
+    if (take.rows() == 0) return ctx.outcome(protocols::BuyResult::sold_out);
+    const std::string order = ctx.new_order_id();
+    db::DbCall insert = conn->execute(db::InsertOrder{ctx.order_row(order)});
+    if (!insert.ok()) return ctx.outcome(protocols::failure_of(insert));
+    db::DbCall commit = conn->commit();
+    if (commit.ok()) return ctx.sold(order);
+    if (!commit.ambiguous()) return ctx.outcome(protocols::BuyResult::failed);
+    // "The commit timed out, try again": the first one may have committed.
+  }
+  return ctx.outcome(protocols::BuyResult::unknown);
+}
+
+// The lost-replies profile loses database replies without any gateway retry, so the duplicate it
+// finds is the design's own: no profile that also retried at the gateway could tell them apart.
+TEST(FaultPoints, LostRepliesAloneCatchAnInAppRetryOfATimedOutCommit) {
+  const protocols::Design retrying{"retry_commit_in_app", "test only", "violates no_duplicate_order under lost-replies", retry_commit_in_app, {}};
+  const protocols::Design* honest = protocols::find_design("db_conditional_update");
+  ASSERT_NE(honest, nullptr);
+  int duplicated = 0, honest_duplicated = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    Scenario s;
+    s.design = "db_conditional_update";  // the probe runs a registered design with the same client calls
+    s.seed = seed;
+    s = protocols::apply_profile("lost-replies", s);
+    EXPECT_EQ(s.workload.max_retries, 0);
+    for (const protocols::Design* d : {&retrying, honest}) {
+      protocols::Simulation sim(s, *d);
+      sim.run();
+      const bool dup = properties::find_property("no_duplicate_order")->check(sim).has_value();
+      (d == honest ? honest_duplicated : duplicated) += dup ? 1 : 0;
+    }
+  }
+  EXPECT_GT(duplicated, 0) << "the in-app retry of a timed-out COMMIT duplicated no order in 20 seeds";
+  EXPECT_EQ(honest_duplicated, 0);
+}
+
 // A profile widens a workload value only when the user did not type it, and says so either way.
 TEST(FaultPoints, AProfileNeverChangesATypedFlagWithoutSayingSo) {
   Scenario s;
