@@ -199,7 +199,7 @@ int check_command(const CheckFlags& f) {
   std::string status;
   for (const auto& [name, n] : sw.run_status) status += fmt::format("{}{} {}", status.empty() ? "" : ", ", n, name);
   fmt::print("\n{} runs: {}\n", sw.runs, status);
-  if (sw.unplaced > 0) fmt::print("{} of {} runs had no fault ({}, first seed {})\n", sw.unplaced, sw.runs, sw.unplaced_why, *sw.unplaced_seed);
+  if (sw.unplaced > 0) fmt::print("{} of {} runs had no fault ({}; first seed {})\n", sw.unplaced, sw.runs, sw.unplaced_why, *sw.unplaced_seed);
   if (sw.unfired > 0) fmt::print("{} of {} runs did not reach a planned fault's trigger point: that fault never happened\n", sw.unfired, sw.runs);
   fmt::print("searched: {} executions, strategy {}, {:.2f}s wall\n", sw.runs, strategy, static_cast<double>(sw.wall_ns) / 1e9);
   for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in a run: {}\n", e);
@@ -290,9 +290,10 @@ int compare_command(const CompareFlags& f) {
       std::fflush(stdout);
     }
   }
-  fmt::print("\nInspect a cell: oversim check --variant <variant> --faults {} --seeds {}..{}{}\n",
+  const std::string strategy = protocols::to_string(bases.front().search);
+  fmt::print("\nInspect a cell: oversim check --variant <variant> --faults {} --seeds {}..{}{}{}\n",
              faults.size() == 1 && faults[0].profile.empty() ? fmt::format("'{}'", faults[0].plan.to_string()) : "<profile>", seeds.first, seeds.last(),
-             properties::scenario_flags(bases.front()));
+             strategy == "random" ? "" : fmt::format(" --strategy {}", strategy), properties::scenario_flags(sweep_base(bases.front(), faults.front(), f.sweep.workload)));
   // compare is a report on many designs, most of them unsafe on purpose: violations are its
   // content, not a failure. Use `check` to assert.
   return internal_error ? 3 : 0;
