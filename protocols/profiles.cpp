@@ -259,7 +259,7 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
     }
   }
   if (profile == "chaos") widen(s, profile, "--retries", w.max_retries, 1, "the gateway retries an ambiguous purchase once", show_int);
-  if (profile == "none") return s;
+  if (profile == "none") return s.search.kind == Search::Kind::pct ? apply_search(s) : s;
 
   // The probe: this sale, this seed, no faults. Everything the plan needs to know about timing
   // comes from it.
