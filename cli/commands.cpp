@@ -307,7 +307,6 @@ int hash_command(const HashFlags& f) {
   if (static_cast<double>(variants.size()) * static_cast<double>(faults.size()) * static_cast<double>(seeds.count) > static_cast<double>(kMaxSeedsPerCommand)) {
     throw UsageError(fmt::format("--seeds: more than {} runs in one hash command", kMaxSeedsPerCommand));
   }
-  const protocols::Workload workload = to_workload(f.sweep.workload);
   std::vector<properties::LabelledScenario> runs;
   for (const std::string& v : variants) {
     for (const FaultsChoice& fc : faults) {
@@ -315,14 +314,29 @@ int hash_command(const HashFlags& f) {
       for (uint64_t i = 0; i < seeds.count; ++i) {
         Scenario s = base;
         s.seed = seeds.first + i;
-        if (!fc.profile.empty()) s = profile_scenario(fc.profile, s);
-        if (auto problem = protocols::scenario_problem(s, design_flag(v))) throw UsageError(fmt::format("--faults: {} for seed {}: {}", fc.label(), s.seed, *problem));
         s.keep_trace = false;
-        runs.push_back(properties::LabelledScenario{fc.label(), std::move(s)});
+        // The profile (and its probe) is applied in the worker threads.
+        runs.push_back(properties::LabelledScenario{fc.label(), std::move(s), fc.profile});
       }
     }
   }
   const std::vector<std::string> lines = properties::fingerprints(runs, jobs);
+  for (const std::string& line : lines) {
+    const size_t at = line.find("\tinvalid: ");
+    if (at != std::string::npos) {
+      const std::vector<std::string> cols = [&] {
+        std::vector<std::string> out;
+        size_t start = 0;
+        for (int k = 0; k < 3; ++k) {
+          const size_t tab = line.find('\t', start);
+          out.push_back(line.substr(start, tab - start));
+          start = tab + 1;
+        }
+        return out;
+      }();
+      throw UsageError(fmt::format("--faults: {} for seed {}: {}", cols[1], cols[2], line.substr(at + 10)));
+    }
+  }
   bool internal_error = false;
   for (const std::string& line : lines) {
     fmt::print("{}\n", line);

@@ -336,8 +336,19 @@ std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs,
   std::vector<std::string> lines(runs.size());
   for_each_striped(runs.size(), jobs, [&](uint64_t i) {
     const LabelledScenario& r = runs[i];
+    Scenario s = r.scenario;
     try {
-      lines[i] = fingerprint(r.label, run_checked(r.scenario));
+      if (!r.profile.empty()) s = protocols::apply_profile(r.profile, s);
+      const protocols::Design* design = protocols::find_design(s.design);
+      if (design != nullptr) {
+        if (auto problem = protocols::scenario_problem(s, *design)) throw std::invalid_argument(*problem);
+      }
+    } catch (const std::exception& e) {
+      lines[i] = fmt::format("{}\t{}\t{}\tinvalid: {}", r.scenario.design, r.label, r.scenario.seed, e.what());
+      return;
+    }
+    try {
+      lines[i] = fingerprint(r.label, run_checked(s));
     } catch (const std::exception& e) {
       lines[i] = fmt::format("{}\t{}\t{}\terror: {}", r.scenario.design, r.label, r.scenario.seed, e.what());
     }

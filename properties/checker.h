@@ -118,9 +118,11 @@ std::string fingerprint(const std::string& label, const RunResult& run);
 struct LabelledScenario {
   std::string label;
   protocols::Scenario scenario;
+  std::string profile;  // when set, applied to `scenario` in the worker thread (it probes the sale)
 };
 // Runs every scenario (in `jobs` OS threads, one World each) and returns their fingerprints in
-// input order. A run that fails inside oversim gives "<design>\t<label>\t<seed>\terror: ...".
+// input order. A run that fails inside oversim gives "<design>\t<label>\t<seed>\terror: ...";
+// a scenario that cannot run as asked, "<design>\t<label>\t<seed>\tinvalid: ...".
 std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs, unsigned jobs);
 
 // `oversim run --variant ... --seed ... --faults '...' [flags that differ from the defaults]`,

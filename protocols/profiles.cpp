@@ -1,6 +1,9 @@
 #include "protocols/profiles.h"
 
 #include <algorithm>
+#include <deque>
+#include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -210,17 +213,70 @@ bool is_profile(const std::string& name) {
   return false;
 }
 
+namespace {
+
+// Everything a probe's run depends on, as text: two scenarios with the same key run the same
+// sale. Every Workload field is listed; the static_assert below fails when a field is added
+// (add it here too).
+std::string probe_key(const Scenario& s) {
+  const Workload& w = s.workload;
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}/{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", s.design, s.seed, s.horizon.count_ns(), s.settle.count_ns(),
+                     s.inline_timers, s.schedule, s.faults.to_string(), w.buyers, w.skus, w.stock, w.activity, w.double_click.numerator,
+                     w.double_click.denominator, w.app_nodes, static_cast<int>(w.arrival), w.burst_window.count_ns(), w.poisson_mean.count_ns(),
+                     w.max_retries, w.gateway_timeout.count_ns(), w.remote_call.count_ns(), w.lock_ttl.count_ns(), w.lock_wait.count_ns(),
+                     w.lock_retry.count_ns(), w.optimistic_retries, w.replication_lag.count_ns());
+}
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(Workload) == 152, "Workload changed: add the new field to probe_key (then update this size)");
+#endif
+
+// Probes are shared between the profiles of one seed (compare, hash and the verdict table run
+// the same sale under every profile): a bounded cache, first in first out, for every thread.
+class ProbeCache {
+ public:
+  std::optional<Probe> find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(key);
+    if (it == entries_.end()) return std::nullopt;
+    return it->second;
+  }
+  void add(const std::string& key, const Probe& p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!entries_.emplace(key, p).second) return;
+    order_.push_back(key);
+    if (order_.size() > kCapacity) {
+      entries_.erase(order_.front());
+      order_.pop_front();
+    }
+  }
+
+ private:
+  static constexpr size_t kCapacity = 20'000;
+  std::mutex mu_;
+  std::map<std::string, Probe> entries_;
+  std::deque<std::string> order_;
+};
+ProbeCache& probe_cache() {
+  static ProbeCache cache;
+  return cache;
+}
+
+}  // namespace
+
 Probe probe(const Scenario& scenario) {
   const Design* design = find_design(scenario.design);
   if (design == nullptr) throw std::invalid_argument(fmt::format("unknown variant '{}'", scenario.design));
   Scenario s = scenario;
   s.keep_trace = false;
   if (auto problem = scenario_problem(s, *design)) throw std::invalid_argument(*problem);
+  const std::string key = probe_key(s);
+  if (auto cached = probe_cache().find(key)) return *cached;
   Simulation sim(s, *design);
   sim.run();
   Probe out;
   for (const auto& [point, n] : sim.world().point_counts()) out.points.emplace(point, n);
   for (const sim::Choice& c : sim.world().choices()) out.decisions += c.kind == sim::ChoiceKind::schedule ? 1 : 0;
+  probe_cache().add(key, out);
   return out;
 }
 
