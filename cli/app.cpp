@@ -47,7 +47,7 @@ void add_sweep_options(CLI::App* cmd, SweepFlags& s, const char* seeds_help) {
   cmd->callback([&s, first] { s.first_seed_given = first->count() > 0; });
   cmd->add_option("--jobs", s.jobs, "Parallel OS threads, each its own world (1..256)")->capture_default_str();
   cmd->add_option("--horizon", s.horizon, "Virtual-time limit of each run (1s..720h)")->capture_default_str();
-  cmd->add_option("--strategy", s.strategy, kStrategyHelp)->capture_default_str();
+  cmd->add_option("--strategy", s.strategy, kStrategyHelp)->capture_default_str()->each([&s](const std::string&) { s.strategy_typed = true; });
   add_workload_options(cmd, s.workload);
 }
 
@@ -75,7 +75,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   run_cmd_->add_option("--properties", run_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
   run_cmd_->add_option("--horizon", run_.horizon, "Virtual-time limit of the run (1s..720h)")->capture_default_str();
   run_cmd_->add_flag("--check-determinism", run_.check_determinism, "Run twice and compare trace hashes instead");
-  run_cmd_->add_option("--strategy", run_.strategy, kStrategyHelp)->capture_default_str();
+  run_cmd_->add_option("--strategy", run_.strategy, kStrategyHelp)->capture_default_str()->each([this](const std::string&) { run_.strategy_typed = true; });
   add_workload_options(run_cmd_, run_.workload);
 
   check_cmd_ = app.add_subcommand("check", "A seed sweep: counts per property, the first failing seed, a shrunk counterexample");

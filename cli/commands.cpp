@@ -48,6 +48,14 @@ Scenario sweep_base(Scenario checked, const FaultsChoice& faults, const Workload
   return checked;
 }
 
+// The strategy a command reports. With a plan, swarm has nothing to vary: the plan runs as
+// written and is scheduled uniformly; a --strategy swarm the user typed is told so.
+std::string effective_strategy(const Scenario& s, const FaultsChoice& faults, bool typed) {
+  if (!faults.profile.empty() || s.search.kind != protocols::Search::Kind::swarm) return protocols::to_string(s.search);
+  if (typed) fmt::print(stderr, "oversim: --strategy swarm varies where a profile's faults go; this plan runs as written, scheduled uniformly\n");
+  return "random";
+}
+
 // A sweep's seeds that could not run as asked are bad input.
 void reject_invalid(const properties::SweepResult& sw, const std::string& label) {
   if (!sw.invalid.empty()) throw UsageError(fmt::format("--faults: {} {}", label, sw.invalid.front()));
@@ -137,6 +145,7 @@ int run_command(const RunFlags& f) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
   Scenario s = run_scenario(f);
   print_notes(s);
+  effective_strategy(s, faults_flag(f.faults), f.strategy_typed);
   if (!s.unplaced.empty()) fmt::print(stderr, "oversim: {}\n", s.unplaced);
   if (f.check_determinism) {
     sim::DeterminismReport rep = sim::check_determinism([&] {
@@ -181,7 +190,7 @@ int check_command(const CheckFlags& f) {
   opt.jobs = jobs;
   opt.asserted = asserted;
   opt.stop_at_first = f.stop_at_first;
-  const std::string strategy = protocols::to_string(first.search);
+  const std::string strategy = effective_strategy(first, faults, f.sweep.strategy_typed);
   fmt::print("oversim check: variant {}, faults {}, strategy {}, seeds {}..{}{}, {} jobs\nworkload: {}\nasserting: {}\n\n", f.variant,
              faults.profile.empty() ? fmt::format("'{}'", faults.plan.to_string()) : fmt::format("{} (a plan per seed)", faults.profile), strategy,
              seeds.first, seeds.last(), f.stop_at_first ? " (stop at the first violation)" : "", jobs, describe_workload(first.workload), join(asserted));
@@ -249,7 +258,7 @@ int compare_command(const CompareFlags& f) {
   }
   const protocols::Workload w = to_workload(f.sweep.workload);
   fmt::print("oversim compare: {} seeds per cell (seeds {}..{}), strategy {}, {} jobs\nworkload: {}\n", seeds.count, seeds.first, seeds.last(),
-             protocols::to_string(bases.front().search), jobs, describe_workload(w));
+             effective_strategy(bases.front(), faults.front(), f.sweep.strategy_typed), jobs, describe_workload(w));
   for (const FaultsChoice& fc : faults) {
     if (fc.profile.empty()) fmt::print("plan: {}\n", fc.plan.to_string());
   }
@@ -291,9 +300,10 @@ int compare_command(const CompareFlags& f) {
     }
   }
   const std::string strategy = protocols::to_string(bases.front().search);
+  const bool default_strategy = f.sweep.strategy == kDefaultStrategy;
   fmt::print("\nInspect a cell: oversim check --variant <variant> --faults {} --seeds {}..{}{}{}\n",
              faults.size() == 1 && faults[0].profile.empty() ? fmt::format("'{}'", faults[0].plan.to_string()) : "<profile>", seeds.first, seeds.last(),
-             strategy == "random" ? "" : fmt::format(" --strategy {}", strategy), properties::scenario_flags(sweep_base(bases.front(), faults.front(), f.sweep.workload)));
+             default_strategy ? "" : fmt::format(" --strategy {}", strategy), properties::scenario_flags(sweep_base(bases.front(), faults.front(), f.sweep.workload)));
   // compare is a report on many designs, most of them unsafe on purpose: violations are its
   // content, not a failure. Use `check` to assert.
   return internal_error ? 3 : 0;

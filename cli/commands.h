@@ -13,7 +13,7 @@ namespace oversim::cli {
 inline const std::string kDefaultHorizon = "600s";
 // The search that finds the known bugs in the fewest executions (bench/search_bench.cpp,
 // docs/performance.md).
-inline const std::string kDefaultStrategy = "random";
+inline const std::string kDefaultStrategy = "swarm";
 
 struct RunFlags {
   std::string variant;
@@ -24,6 +24,7 @@ struct RunFlags {
   std::string horizon = kDefaultHorizon;
   bool check_determinism = false;
   std::string strategy = kDefaultStrategy;
+  bool strategy_typed = false;
   WorkloadFlags workload;
 };
 
@@ -34,6 +35,7 @@ struct SweepFlags {
   std::string jobs = "2";
   std::string horizon = kDefaultHorizon;
   std::string strategy = kDefaultStrategy;
+  bool strategy_typed = false;
   WorkloadFlags workload;
 };
 

@@ -45,7 +45,7 @@ Probe probe(const Scenario& scenario);
 Scenario apply_profile(const std::string& profile, Scenario base);
 
 // For a scenario with its own plan: the schedule its search needs (PCT probes the run for its
-// decision estimate). Throws std::invalid_argument for swarm, which needs a profile to vary.
+// decision estimate). Swarm has nothing to vary in a plan: the plan runs as written, uniformly.
 Scenario apply_search(Scenario s);
 
 }  // namespace oversim::protocols

@@ -8,8 +8,8 @@ oversim="${1:-./build/oversim}"
 out=tests/golden/fingerprints.tsv
 {
   echo "# Golden fingerprints: design, profile, seed, run hash, violated properties, fault plan (tab separated)."
-  echo "# Made by scripts/update-golden.sh ($oversim hash --variants all --faults all --seeds 1..3, default workload)."
+  echo "# Made by scripts/update-golden.sh ($oversim hash --variants all --faults all --seeds 1..3 --strategy random, default workload)."
   echo "# tests/golden_test.cpp replays every line in every build (g++, clang++, ASan+UBSan) and must match it exactly."
-  "$oversim" hash --variants all --faults all --seeds 1..3 --jobs 2
+  "$oversim" hash --variants all --faults all --seeds 1..3 --strategy random --jobs 2
 } > "$out"
 echo "wrote $(grep -vc '^#' "$out") fingerprints to $out"
