@@ -20,6 +20,9 @@
 //   reached: the work. Each fact is reached in at least one of the row's runs (the stock sold
 //            out, buyers contended for the lock, a conditional UPDATE re-checked its WHERE after
 //            waiting for the row, a retry happened), so the H cells were exercised.
+//   seeds:   more seeds for this row, past 1..40: where scripts/sweep-holds.sh (seeds 41..1040)
+//            found a violation the first 40 seeds miss, the cell is V and its first violating
+//            seed runs here, so the table states what is true, not what 40 seeds happened to see.
 // And in every row: some order was sold, and CHECK (available >= 0) never had to turn a
 // statement down (no design here relies on it; if it fires, a design's own guard failed).
 #include <ostream>
@@ -65,7 +68,7 @@ const Row kTable[] = {
     {"db_conditional_update", "app-crash", H, H, H, H, H, H, H, H, "reached: sold_out where_rechecked_after_wait"},
     {"db_conditional_update", "lost-replies", H, H, H, H, H, H, H, V, "reached: sold_out where_rechecked_after_wait"},
     {"db_conditional_update", "retries", H, V, H, H, H, H, H, V, "because: #retry.gateway #click.double; reached: sold_out where_rechecked_after_wait #retry.gateway"},
-    {"db_conditional_update", "chaos", H, H, H, H, H, H, H, V, "reached: sold_out where_rechecked_after_wait"},
+    {"db_conditional_update", "chaos", H, V, H, H, H, H, H, V, "because: #retry.gateway; reached: sold_out where_rechecked_after_wait; seeds: 102"},
     {"db_for_update", "none", H, H, H, H, H, H, H, H, "reached: sold_out"},
     {"db_for_update", "gc-pause", H, H, H, H, H, H, H, H, "reached: sold_out"},
     {"db_for_update", "failover", H, H, H, H, H, H, H, V, ""},
@@ -75,7 +78,7 @@ const Row kTable[] = {
     {"db_for_update", "app-crash", H, H, H, H, H, H, H, H, "reached: sold_out"},
     {"db_for_update", "lost-replies", H, H, H, H, H, H, H, V, "reached: sold_out"},
     {"db_for_update", "retries", H, V, H, H, H, H, H, V, "because: #retry.gateway #click.double; reached: sold_out #retry.gateway"},
-    {"db_for_update", "chaos", H, H, H, H, H, H, H, V, "reached: sold_out"},
+    {"db_for_update", "chaos", H, V, H, H, H, H, H, V, "because: #retry.gateway; reached: sold_out; seeds: 46"},
     {"db_optimistic_version", "none", H, H, H, H, H, H, H, V, "reached: where_rechecked_after_wait #optimistic.retry"},
     {"db_optimistic_version", "gc-pause", H, H, H, H, H, H, H, V, "reached: sold_out where_rechecked_after_wait #optimistic.retry"},
     {"db_optimistic_version", "failover", H, H, H, H, H, H, H, V, "reached: where_rechecked_after_wait #optimistic.retry"},
@@ -155,7 +158,7 @@ const Row kTable[] = {
     {"async_order_write", "app-crash", H, H, V, V, H, H, H, H, "reached: sold_out where_rechecked_after_wait"},
     {"async_order_write", "lost-replies", H, H, H, V, H, H, H, H, "reached: sold_out"},
     {"async_order_write", "retries", H, V, V, V, H, H, H, H, "because: #click.double; reached: sold_out #retry.gateway"},
-    {"async_order_write", "chaos", H, H, V, V, H, H, H, H, "reached: sold_out where_rechecked_after_wait"},
+    {"async_order_write", "chaos", H, H, V, V, H, H, H, V, "reached: sold_out where_rechecked_after_wait; seeds: 668"},
     {"article_recipe", "none", H, H, H, H, H, H, H, H, "reached: sold_out lock_contended"},
     {"article_recipe", "gc-pause", H, H, H, H, V, H, H, H, "because: lease_expired_while_held; reached: sold_out lock_contended"},
     {"article_recipe", "failover", H, H, H, H, V, H, H, H, "because: failover_happened; reached: sold_out lock_contended"},
@@ -171,6 +174,8 @@ const Row kTable[] = {
 void PrintTo(const Row& row, std::ostream* os) { *os << row.variant << " under " << row.profile; }
 
 constexpr uint64_t kSeeds = 40;
+
+std::vector<uint64_t> extra_seeds(const Row& row);
 
 // What one run showed: violated and reached properties, and counters above zero as "#name".
 std::set<std::string> facts_of(const properties::RunResult& r) {
@@ -199,6 +204,12 @@ std::vector<std::string> listed(const std::string& facts, const std::string& lab
   return out;
 }
 
+std::vector<uint64_t> extra_seeds(const Row& row) {
+  std::vector<uint64_t> out;
+  for (const std::string& s : listed(row.facts, "seeds")) out.push_back(std::stoull(s));
+  return out;
+}
+
 class VerdictTable : public ::testing::TestWithParam<Row> {};
 
 TEST_P(VerdictTable, MatchesTheDesignsStatedVerdictForTheStatedReason) {
@@ -206,7 +217,10 @@ TEST_P(VerdictTable, MatchesTheDesignsStatedVerdictForTheStatedReason) {
   const std::string reproduce = fmt::format("oversim check --variant {} --faults {} --seeds {} --properties all", row.variant, row.profile, kSeeds);
   std::vector<std::set<std::string>> runs;
   int64_t orders = 0;
-  for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
+  std::vector<uint64_t> seeds;
+  for (uint64_t seed = 1; seed <= kSeeds; ++seed) seeds.push_back(seed);
+  for (uint64_t seed : extra_seeds(row)) seeds.push_back(seed);
+  for (uint64_t seed : seeds) {
     protocols::Scenario s;
     s.design = row.variant;
     s.seed = seed;
