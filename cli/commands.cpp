@@ -36,6 +36,16 @@ void print_notes(const Scenario& s) {
   for (const std::string& n : s.notes) fmt::print(stderr, "oversim: {}\n", n);
 }
 
+// A workload that cannot let a buyer hear "sold" is legal but almost surely not what was meant.
+void warn_workload(const protocols::Workload& w) {
+  if (w.remote_call >= w.gateway_timeout) {
+    fmt::print(stderr,
+               "oversim: note: --remote-call {} is not shorter than --gateway-timeout {}: the gateway stops waiting before a purchase "
+               "can answer, so buyers hear no 'sold'{}; give the gateway longer with --gateway-timeout\n",
+               sim::format_duration(w.remote_call), sim::format_duration(w.gateway_timeout), w.max_retries > 0 ? " and every purchase is retried" : "");
+  }
+}
+
 // The scenario a sweep starts from: for a profile, the workload as typed and no plan (the
 // profile draws each seed's plan and widening from it).
 Scenario sweep_base(Scenario checked, const FaultsChoice& faults, const WorkloadFlags& flags) {
@@ -145,6 +155,7 @@ int run_command(const RunFlags& f) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
   Scenario s = run_scenario(f);
   print_notes(s);
+  warn_workload(s.workload);
   effective_strategy(s, faults_flag(f.faults), f.strategy_typed);
   if (!s.unplaced.empty()) fmt::print(stderr, "oversim: {}\n", s.unplaced);
   if (f.check_determinism) {
@@ -183,6 +194,7 @@ int check_command(const CheckFlags& f) {
   properties::SweepOptions opt;
   const Scenario first = scenario_of(f.variant, faults, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
   print_notes(first);
+  warn_workload(first.workload);
   opt.base = sweep_base(first, faults, f.sweep.workload);
   opt.profile = faults.profile;
   opt.first_seed = seeds.first;
@@ -251,6 +263,7 @@ int compare_command(const CompareFlags& f) {
   const std::vector<FaultsChoice> faults = faults_list_flag(f.faults);
   // Check every cell's inputs before the first row is printed.
   std::vector<Scenario> bases;
+  warn_workload(to_workload(f.sweep.workload));
   for (const FaultsChoice& fc : faults) {
     const Scenario checked = scenario_of(variants.front(), fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
     print_notes(checked);

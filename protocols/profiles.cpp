@@ -183,7 +183,8 @@ void widen_for_failover(Scenario& s, const std::string& profile) {
   Workload& w = s.workload;
   const char* why = "a lost lock overlaps its holder only if the critical section outlasts Sentinel's failover (about 1.1s)";
   widen(s, profile, "--remote-call", w.remote_call, Duration::ms(1500), why, show_duration);
-  widen(s, profile, "--lock-ttl", w.lock_ttl, std::max(Duration::s(5), w.remote_call * 3), "the lease must outlast the critical section, or it expires without any failover", show_duration);
+  widen(s, profile, "--lock-ttl", w.lock_ttl, w.remote_call * 3 + Duration::ms(500), "the lease must outlast the critical section, or it expires without any failover",
+        show_duration);
   widen(s, profile, "--lock-wait", w.lock_wait, Duration::s(10), "waiting buyers must still be trying when the replica takes over", show_duration);
   widen(s, profile, "--gateway-timeout", w.gateway_timeout, Duration::s(15), "the gateway must wait out the failover", show_duration);
 }
