@@ -1,6 +1,6 @@
 // Time to the first violation: for each known-unsafe design under the profile that targets its
 // flaw, at the default workload and at a large one (200 buyers, 100 units, an 800ms call under a
-// 3s lease), how many executions and how much wall time each search strategy needs before a run
+// 3s lease, a 5s gateway timeout), how many executions and how much wall time each search strategy needs before a run
 // violates the design's broken property. One iteration is one search from seed 1 (the sweep's
 // stop-at-first, one job); counters report the executions it took.
 #include <string>
@@ -28,7 +28,10 @@ void BM_FirstViolation(benchmark::State& state, Target t, protocols::Search::Kin
     opt.base.workload.stock = 100;
     opt.base.workload.remote_call = sim::Duration::ms(800);
     opt.base.workload.lock_ttl = sim::Duration::s(3);
-    opt.base.typed = {"--buyers", "--stock", "--remote-call", "--lock-ttl"};
+    // A gateway that waits longer than the call: with the 300ms default no buyer could hear
+    // "sold" for an 800ms purchase (the CLI says so), and no acknowledged order could be lost.
+    opt.base.workload.gateway_timeout = sim::Duration::s(5);
+    opt.base.typed = {"--buyers", "--stock", "--remote-call", "--lock-ttl", "--gateway-timeout"};
   }
   opt.profile = t.profile;
   opt.seeds = 100;

@@ -46,6 +46,21 @@ void warn_workload(const protocols::Workload& w) {
   }
 }
 
+// compare runs many profiles: one line each, the values set and any kept as typed.
+void print_notes_briefly(const std::string& profile, const Scenario& s) {
+  std::string sets;
+  for (const std::string& n : s.notes) {
+    const std::string prefix = profile + " sets ";
+    if (n.rfind(prefix, 0) != 0) {
+      fmt::print(stderr, "oversim: {}\n", n);
+      continue;
+    }
+    const size_t paren = n.find(" (", prefix.size());
+    sets += fmt::format("{}{}", sets.empty() ? "" : ", ", n.substr(prefix.size(), paren - prefix.size()));
+  }
+  if (!sets.empty()) fmt::print(stderr, "oversim: {} sets {} (flags you did not type; `oversim check --faults {}` says why)\n", profile, sets, profile);
+}
+
 // The scenario a sweep starts from: for a profile, the workload as typed and no plan (the
 // profile draws each seed's plan and widening from it).
 Scenario sweep_base(Scenario checked, const FaultsChoice& faults, const WorkloadFlags& flags) {
@@ -266,7 +281,7 @@ int compare_command(const CompareFlags& f) {
   warn_workload(to_workload(f.sweep.workload));
   for (const FaultsChoice& fc : faults) {
     const Scenario checked = scenario_of(variants.front(), fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
-    print_notes(checked);
+    print_notes_briefly(fc.label(), checked);
     bases.push_back(sweep_base(checked, fc, f.sweep.workload));
   }
   const protocols::Workload w = to_workload(f.sweep.workload);
@@ -278,7 +293,7 @@ int compare_command(const CompareFlags& f) {
   fmt::print("cells: runs that violated each property (out of {}); '.' = none. orders/s and p99 are over all runs of the cell.\n\n", seeds.count);
   const std::vector<std::string> columns = {"no_oversell", "no_duplicate_order", "no_lost_order", "ledger_conservation", "lock_mutual_exclusion", "progress"};
   const std::vector<std::string> short_names = {"oversell", "duplicate", "lost", "ledger", "mutex", "progress"};
-  fmt::print("{:<30} {:<11}", "variant", "faults");
+  fmt::print("{:<30} {:<12}", "variant", "faults");
   for (const auto& c : short_names) fmt::print(" {:>9}", c);
   fmt::print(" {:>9} {:>9}\n", "orders/s", "p99");
   bool internal_error = false;
@@ -293,7 +308,7 @@ int compare_command(const CompareFlags& f) {
       opt.jobs = jobs;
       properties::SweepResult sw = properties::sweep(opt);
       reject_invalid(sw, faults[i].label());
-      fmt::print("{:<30} {:<11}", v, faults[i].label());
+      fmt::print("{:<30} {:<12}", v, faults[i].label());
       if (sw.runs > 0 && sw.unplaced == sw.runs) {
         // Not an empty row that reads as "holds": the profile has nothing to strike in this design.
         fmt::print(" does not apply: {}\n", sw.unplaced_why.substr(sw.unplaced_why.find(": ") + 2));
@@ -306,7 +321,7 @@ int compare_command(const CompareFlags& f) {
       }
       const double seconds = static_cast<double>(sw.sale_us) / 1e6;
       fmt::print(" {:>9.1f} {:>9}\n", seconds > 0 ? static_cast<double>(sw.acks) / seconds : 0.0, sim::format_span(properties::percentile(sw.latencies, 99)));
-      if (sw.unplaced > 0) fmt::print("{:<42} ({} of {} runs had no fault: {})\n", "", sw.unplaced, sw.runs, sw.unplaced_why);
+      if (sw.unplaced > 0) fmt::print("{:<43} ({} of {} runs had no fault: {})\n", "", sw.unplaced, sw.runs, sw.unplaced_why);
       for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
       internal_error |= !sw.errors.empty();
       std::fflush(stdout);

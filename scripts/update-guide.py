@@ -36,8 +36,9 @@ def blocks(lines):
 
 
 def run(script, workdir, env):
-    r = subprocess.run(["bash", "-c", script], cwd=workdir, env=env, capture_output=True, text=True, timeout=1800)
-    return r.stdout + r.stderr
+    # One stream, stderr and stdout interleaved as a terminal shows them.
+    r = subprocess.run(["bash", "-c", script + " 2>&1"], cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1800)
+    return r.stdout
 
 
 def main():
