@@ -20,22 +20,6 @@ const std::vector<std::string> kBuyerPoints = {"after_acquire", "after_read", "b
 // Points at which a message to the database is about to leave.
 const std::vector<std::string> kDbSendPoints = {"before_write", "before_insert", "before_commit"};
 
-std::string ordinal(uint64_t n) {
-  const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
-  return fmt::format("{}{}", n, suffix);
-}
-
-// "1.5x" for 1500.
-std::string multiple(int64_t milli) {
-  std::string text = std::to_string(milli / 1000);
-  if (milli % 1000 != 0) {
-    std::string frac = fmt::format("{:03}", milli % 1000);
-    while (frac.back() == '0') frac.pop_back();
-    text += "." + frac;
-  }
-  return text + "x";
-}
-
 // Chooses where a profile's faults go: which point, which occurrence of it.
 class Placer {
  public:
@@ -66,7 +50,7 @@ class Placer {
     if (reached.empty()) return "";
     const auto& [point, count] = reached[prng_.bounded(reached.size())];
     const uint64_t nth = 1 + prng_.bounded(count);
-    return nth == 1 ? fmt::format("on {}", point) : fmt::format("on {} {}", ordinal(nth), point);
+    return nth == 1 ? fmt::format("on {}", point) : fmt::format("on {} {}", sim::format_ordinal(nth), point);
   }
 
   Prng& prng() { return prng_; }
@@ -88,7 +72,7 @@ Faults gc_pause(Placer& pl) {
   const std::string on = pl.trigger(kBuyerPoints);
   if (on.empty()) return {};
   const int64_t milli = pl.prng().between(1100, 2000);
-  return {fmt::format("{} pause here for {} lock-ttl", on, multiple(milli))};
+  return {fmt::format("{} pause here for {} lock-ttl", on, sim::format_multiple(milli))};
 }
 
 Faults failover(Placer& pl) {
@@ -113,14 +97,14 @@ Faults clock_jump(Placer& pl) {
   const std::string on = pl.trigger({"after_acquire"});
   if (on.empty()) return {};
   const int64_t milli = pl.prng().between(1100, 2000);
-  return {fmt::format("{} clock-jump redis-1 +{} lock-ttl", on, multiple(milli))};
+  return {fmt::format("{} clock-jump redis-1 +{} lock-ttl", on, sim::format_multiple(milli))};
 }
 
 Faults slow_rpc(Placer& pl) {
   const std::string on = pl.trigger(kDbSendPoints);
   if (on.empty()) return {};
   const int64_t milli = pl.prng().between(1100, 2000);
-  return {fmt::format("{} delay-next here -> db by {} lock-ttl", on, multiple(milli))};
+  return {fmt::format("{} delay-next here -> db by {} lock-ttl", on, sim::format_multiple(milli))};
 }
 
 Faults app_crash(Placer& pl) {

@@ -96,13 +96,7 @@ std::string_view ordinal_suffix(uint64_t n) {
 // "1.5x lock-ttl", "+2x lock-ttl" (signed: a clock jump).
 std::string format_scale(const Scale& s, bool sign) {
   const int64_t m = s.milli < 0 ? -s.milli : s.milli;
-  std::string number = std::to_string(m / 1000);
-  if (m % 1000 != 0) {
-    std::string frac = fmt::format("{:03}", m % 1000);
-    while (frac.back() == '0') frac.pop_back();
-    number += "." + frac;
-  }
-  return fmt::format("{}{}x {}", sign ? (s.milli < 0 ? "-" : "+") : "", number, s.quantity);
+  return fmt::format("{}{} {}", sign ? (s.milli < 0 ? "-" : "+") : "", format_multiple(m), s.quantity);
 }
 
 bool has_length(FaultKind k) { return k == FaultKind::pause || k == FaultKind::hold || k == FaultKind::delay_next; }
@@ -381,11 +375,23 @@ std::optional<std::string> FaultPlan::problem() const {
   return std::nullopt;
 }
 
+std::string format_ordinal(uint64_t n) { return fmt::format("{}{}", n, ordinal_suffix(n)); }
+
+std::string format_multiple(int64_t milli) {
+  std::string number = std::to_string(milli / 1000);
+  if (milli % 1000 != 0) {
+    std::string frac = fmt::format("{:03}", milli % 1000);
+    while (frac.back() == '0') frac.pop_back();
+    number += "." + frac;
+  }
+  return number + "x";
+}
+
 std::string to_string(const Fault& f) {
   std::string at;
   if (f.triggered()) {
     at = "on ";
-    if (f.trigger.nth != 1) at += fmt::format("{}{} ", f.trigger.nth, ordinal_suffix(f.trigger.nth));
+    if (f.trigger.nth != 1) at += format_ordinal(f.trigger.nth) + " ";
     at += f.trigger.point;
     if (!f.trigger.node.empty()) at += fmt::format(" in {}", f.trigger.node);
     if (f.at != Duration::zero()) at += fmt::format(" after {}", format_duration(f.at));

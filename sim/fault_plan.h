@@ -124,6 +124,10 @@ struct FaultPlan {
 };
 
 std::string to_string(const Fault& fault);
+// "3rd", "11th", "22nd": the ordinal of a trigger, as plans print it.
+std::string format_ordinal(uint64_t n);
+// "1.5x" for 1500 thousandths: a multiple, as plans print it (up to three decimals).
+std::string format_multiple(int64_t milli);
 // Every node the fault names, in the order the text names them.
 std::vector<std::string> named_nodes(const Fault& fault);
 // What is wrong with one fault on its own, or nullopt.
