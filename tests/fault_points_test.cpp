@@ -51,6 +51,26 @@ TEST(FaultPoints, APauseRightAfterAcquireOversellsOnTheFirstExecution) {
   EXPECT_TRUE(paused_here) << "the fault's trace line names the node that reached the point";
 }
 
+// The buyer hears "sold" only through the gateway, while it still waits: a purchase that ends
+// after the gateway gave up is traced as unheard and is no acknowledgement.
+TEST(FaultPoints, AnAnswerTheGatewayNoLongerWaitsForIsNoAcknowledgement) {
+  Scenario s = with_plan("redis_lock_read_modify_write", "on after_read pause here for 2x lock-ttl");
+  s.workload.buyers = 3;
+  s.workload.stock = 1;
+  const properties::RunResult r = properties::run_checked(s);
+  int64_t unheard = 0, acks = 0;
+  for (const auto& e : r.events) {
+    unheard += e.kind == "unheard" ? 1 : 0;
+    acks += e.kind == "ack" ? 1 : 0;
+  }
+  // Both sold purchases outlasted the gateway's 300ms (one paused for 1s, one waited for its lock).
+  EXPECT_EQ(r.results.at(protocols::BuyResult::sold), 2);
+  EXPECT_EQ(unheard, 2);
+  EXPECT_EQ(acks, 0);
+  EXPECT_EQ(r.acks, 0);
+  EXPECT_TRUE(r.latencies.empty());
+}
+
 // A design that tells the buyer "sold" and leaves the COMMIT to a background fiber (a realistic
 // mistake: acknowledging before the commit). Test-only: it is in no registry.
 protocols::BuyResult acknowledge_before_commit(protocols::BuyContext& ctx) {
