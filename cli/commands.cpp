@@ -172,7 +172,7 @@ int run_command(const RunFlags& f) {
   print_notes(s);
   warn_workload(s.workload);
   effective_strategy(s, faults_flag(f.faults), f.strategy_typed);
-  if (!s.unplaced.empty()) fmt::print(stderr, "oversim: {}\n", s.unplaced);
+  if (!s.unplaced.empty()) fmt::print(stderr, "oversim: {}: {}\n", f.faults, s.unplaced);
   if (f.check_determinism) {
     sim::DeterminismReport rep = sim::check_determinism([&] {
       RunResult r = properties::run_checked(s);
@@ -235,7 +235,9 @@ int check_command(const CheckFlags& f) {
   std::string status;
   for (const auto& [name, n] : sw.run_status) status += fmt::format("{}{} {}", status.empty() ? "" : ", ", n, name);
   fmt::print("\n{} runs: {}\n", sw.runs, status);
-  if (sw.unplaced > 0) fmt::print("{} of {} runs had no fault ({}; first seed {})\n", sw.unplaced, sw.runs, sw.unplaced_why, *sw.unplaced_seed);
+  if (sw.unplaced > 0) {
+    fmt::print("{} of {} runs had no fault ({}: {}; first seed {})\n", sw.unplaced, sw.runs, faults.label(), sw.unplaced_why, *sw.unplaced_seed);
+  }
   if (sw.unfired > 0) fmt::print("{} of {} runs did not reach a planned fault's trigger point: that fault never happened\n", sw.unfired, sw.runs);
   fmt::print("searched: {} executions, strategy {}, {:.2f}s wall\n", sw.runs, strategy, static_cast<double>(sw.wall_ns) / 1e9);
   for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in a run: {}\n", e);
@@ -311,7 +313,7 @@ int compare_command(const CompareFlags& f) {
       fmt::print("{:<30} {:<12}", v, faults[i].label());
       if (sw.runs > 0 && sw.unplaced == sw.runs) {
         // Not an empty row that reads as "holds": the profile has nothing to strike in this design.
-        fmt::print(" does not apply: {}\n", sw.unplaced_why.substr(sw.unplaced_why.find(": ") + 2));
+        fmt::print(" does not apply: {}\n", sw.unplaced_why);
         std::fflush(stdout);
         continue;
       }
@@ -321,7 +323,7 @@ int compare_command(const CompareFlags& f) {
       }
       const double seconds = static_cast<double>(sw.sale_us) / 1e6;
       fmt::print(" {:>9.1f} {:>9}\n", seconds > 0 ? static_cast<double>(sw.acks) / seconds : 0.0, sim::format_span(properties::percentile(sw.latencies, 99)));
-      if (sw.unplaced > 0) fmt::print("{:<43} ({} of {} runs had no fault: {})\n", "", sw.unplaced, sw.runs, sw.unplaced_why);
+      if (sw.unplaced > 0) fmt::print("{:<43} ({} of {} runs had no fault: {}: {})\n", "", sw.unplaced, sw.runs, faults[i].label(), sw.unplaced_why);
       for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
       internal_error |= !sw.errors.empty();
       std::fflush(stdout);
@@ -359,20 +361,10 @@ int hash_command(const HashFlags& f) {
     }
   }
   const std::vector<std::string> lines = properties::fingerprints(runs, jobs);
-  for (const std::string& line : lines) {
-    const size_t at = line.find("\tinvalid: ");
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const size_t at = lines[i].find("\tinvalid: ");
     if (at != std::string::npos) {
-      const std::vector<std::string> cols = [&] {
-        std::vector<std::string> out;
-        size_t start = 0;
-        for (int k = 0; k < 3; ++k) {
-          const size_t tab = line.find('\t', start);
-          out.push_back(line.substr(start, tab - start));
-          start = tab + 1;
-        }
-        return out;
-      }();
-      throw UsageError(fmt::format("--faults: {} for seed {}: {}", cols[1], cols[2], line.substr(at + 10)));
+      throw UsageError(fmt::format("--faults: {} for seed {}: {}", runs[i].label, runs[i].scenario.seed, lines[i].substr(at + 10)));
     }
   }
   bool internal_error = false;

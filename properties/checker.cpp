@@ -139,32 +139,39 @@ struct SeedOutcome {
   std::string unplaced;
 };
 
-SeedOutcome run_seed(const SweepOptions& options, uint64_t seed) {
+// Builds a run's scenario and runs it: `build` may throw (a profile that cannot place a plan for
+// this sale) and the scenario may not run as asked (scenario_problem); both are bad input
+// (invalid), while an exception inside the run is an internal error. Shared by sweeps and
+// fingerprints, so both judge a scenario the same way.
+template <class Build>
+SeedOutcome build_and_run(Build build) {
   SeedOutcome out;
   Scenario s;
   try {
-    s = scenario_for(options, seed);
-  } catch (const std::exception& e) {  // a profile that cannot build a plan for this sale
+    s = build();
+    const protocols::Design* design = protocols::find_design(s.design);
+    if (design != nullptr) {
+      if (auto problem = protocols::scenario_problem(s, *design)) throw std::invalid_argument(*problem);
+    }
+  } catch (const std::exception& e) {
     out.kind = SeedOutcome::Kind::invalid;
-    out.message = fmt::format("seed {}: {}", seed, e.what());
+    out.message = e.what();
     return out;
   }
   s.keep_trace = false;
   out.unplaced = s.unplaced;
-  const protocols::Design* design = protocols::find_design(s.design);
-  if (design != nullptr) {
-    if (auto problem = protocols::scenario_problem(s, *design)) {
-      out.kind = SeedOutcome::Kind::invalid;
-      out.message = fmt::format("seed {}: {}", seed, *problem);
-      return out;
-    }
-  }
   try {
     out.run = run_checked(s);
   } catch (const std::exception& e) {
     out.kind = SeedOutcome::Kind::error;
-    out.message = fmt::format("seed {}: {}", seed, e.what());
+    out.message = e.what();
   }
+  return out;
+}
+
+SeedOutcome run_seed(const SweepOptions& options, uint64_t seed) {
+  SeedOutcome out = build_and_run([&] { return scenario_for(options, seed); });
+  if (out.kind != SeedOutcome::Kind::ran) out.message = fmt::format("seed {}: {}", seed, out.message);
   return out;
 }
 
@@ -336,21 +343,11 @@ std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs,
   std::vector<std::string> lines(runs.size());
   for_each_striped(runs.size(), jobs, [&](uint64_t i) {
     const LabelledScenario& r = runs[i];
-    Scenario s = r.scenario;
-    try {
-      if (!r.profile.empty()) s = protocols::apply_profile(r.profile, s);
-      const protocols::Design* design = protocols::find_design(s.design);
-      if (design != nullptr) {
-        if (auto problem = protocols::scenario_problem(s, *design)) throw std::invalid_argument(*problem);
-      }
-    } catch (const std::exception& e) {
-      lines[i] = fmt::format("{}\t{}\t{}\tinvalid: {}", r.scenario.design, r.label, r.scenario.seed, e.what());
-      return;
-    }
-    try {
-      lines[i] = fingerprint(r.label, run_checked(s));
-    } catch (const std::exception& e) {
-      lines[i] = fmt::format("{}\t{}\t{}\terror: {}", r.scenario.design, r.label, r.scenario.seed, e.what());
+    const SeedOutcome o = build_and_run([&] { return r.profile.empty() ? r.scenario : protocols::apply_profile(r.profile, r.scenario); });
+    switch (o.kind) {
+      case SeedOutcome::Kind::ran: lines[i] = fingerprint(r.label, o.run); break;
+      case SeedOutcome::Kind::invalid: lines[i] = fmt::format("{}\t{}\t{}\tinvalid: {}", r.scenario.design, r.label, r.scenario.seed, o.message); break;
+      case SeedOutcome::Kind::error: lines[i] = fmt::format("{}\t{}\t{}\terror: {}", r.scenario.design, r.label, r.scenario.seed, o.message); break;
     }
   });
   return lines;

@@ -329,7 +329,7 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
     for (const std::string& line : lines) plan += plan.empty() ? line : fmt::format("; {}", line);
   }
   s.faults = sim::FaultPlan::parse(plan);
-  if (s.faults.empty()) s.unplaced = fmt::format("{}: {}", profile, missing);
+  if (s.faults.empty()) s.unplaced = missing;
   if (s.search.kind == Search::Kind::pct) s.schedule = fmt::format("pct:{}:{}", s.search.depth, std::max<uint64_t>(1, pr.decisions));
   return s;
 }

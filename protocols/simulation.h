@@ -72,7 +72,8 @@ struct Scenario {
   Search search;
   std::vector<std::string> typed;
   // Written by profiles: what they changed in the workload and why, one line each (the same for
-  // every seed), and why no fault was placed for this seed ("" when one was).
+  // every seed), and why no fault was placed for this seed ("" when one was; the reason alone,
+  // without the profile's name).
   std::vector<std::string> notes;
   std::string unplaced;
 };
