@@ -81,6 +81,10 @@ std::string effective_strategy(const Scenario& s, const FaultsChoice& faults, bo
   return "random";
 }
 
+// A sweep probes each seed for its own PCT estimate, so an exact `pct:D:K` (a single run's
+// schedule, as reproduce lines print it) would be replaced seed by seed: refuse it instead.
+void sweep_strategy_flag(const SweepFlags& f) { search_flag(f.strategy); }
+
 // A sweep's seeds that could not run as asked are bad input.
 void reject_invalid(const properties::SweepResult& sw, const std::string& label) {
   if (!sw.invalid.empty()) throw UsageError(fmt::format("--faults: {} {}", label, sw.invalid.front()));
@@ -206,6 +210,7 @@ int check_command(const CheckFlags& f) {
   const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given);
   const unsigned jobs = jobs_flag(f.sweep.jobs);
   const FaultsChoice faults = faults_flag(f.faults);
+  sweep_strategy_flag(f.sweep);
   properties::SweepOptions opt;
   const Scenario first = scenario_of(f.variant, faults, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
   print_notes(first);
@@ -278,6 +283,7 @@ int compare_command(const CompareFlags& f) {
   const unsigned jobs = jobs_flag(f.sweep.jobs);
   const std::vector<std::string> variants = variants_flag(f.variants);
   const std::vector<FaultsChoice> faults = faults_list_flag(f.faults);
+  sweep_strategy_flag(f.sweep);
   // Check every cell's inputs before the first row is printed.
   std::vector<Scenario> bases;
   warn_workload(to_workload(f.sweep.workload));
@@ -347,6 +353,7 @@ int hash_command(const HashFlags& f) {
   if (static_cast<double>(variants.size()) * static_cast<double>(faults.size()) * static_cast<double>(seeds.count) > static_cast<double>(kMaxSeedsPerCommand)) {
     throw UsageError(fmt::format("--seeds: more than {} runs in one hash command", kMaxSeedsPerCommand));
   }
+  sweep_strategy_flag(f.sweep);
   std::vector<properties::LabelledScenario> runs;
   for (const std::string& v : variants) {
     for (const FaultsChoice& fc : faults) {

@@ -123,6 +123,7 @@ expect 2 "the demo takes a plan or 'none', not a profile ('gc-pause')" demo --fa
 # A profile's plan is checked for every seed, not only the first; a workload a profile cannot
 # build a plan for is bad input, not an internal error.
 expect 2 "lock-ttl is past the limit of 720h" run --variant redis_lock_read_modify_write --faults gc-pause --lock-ttl 720h
+expect 2 "--strategy: 'pct:2:5' is a run's exact schedule; here give pct or pct:D" check --variant redis_lock_conditional --faults "at 1ms pause app-1 for 1s" --strategy pct:2:5 --seeds 3
 expect 2 "--lock-ttl: '1500us' is not a whole number of milliseconds (Redis PX)" run $v --lock-ttl 1500us
 # A plan separated by tabs is a plan (decided by parsing, not by looking for a space).
 expect 0 - run $v --faults "$(printf 'at\t1s\tcrash\tdb;\tat\t2s\trestart\tdb')" --trace none
