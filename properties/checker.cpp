@@ -37,11 +37,13 @@ std::vector<std::string> default_asserted() {
   return names;
 }
 
-RunResult run_checked(const Scenario& scenario) {
+RunResult run_checked(const Scenario& scenario) { return run_checked(scenario, nullptr); }
+
+RunResult run_checked(const Scenario& scenario, std::unique_ptr<sim::Strategy> strategy) {
   const protocols::Design* design = protocols::find_design(scenario.design);
   if (design == nullptr) throw std::invalid_argument(fmt::format("unknown variant '{}'", scenario.design));
   if (auto problem = protocols::scenario_problem(scenario, *design)) throw std::invalid_argument(fmt::format("invalid scenario: {}", *problem));
-  Simulation simulation(scenario, *design);
+  Simulation simulation(scenario, *design, std::move(strategy));
   RunResult r;
   r.scenario = scenario;
   for (const Property& p : catalogue()) r.properties.push_back(PropertyResult{&p, false, false, std::nullopt, ""});
@@ -103,6 +105,8 @@ RunResult run_checked(const Scenario& scenario) {
   r.counters = h.counters;
   r.faults_planned = scenario.faults.faults.size();
   r.faults_fired = world.faults_applied();
+  r.choices = world.choices();
+  r.chosen_faults = simulation.chosen_faults();
   r.sale_duration = h.sale_ended_at == sim::Instant::max() ? r.outcome.end_time - sim::Instant::zero() : h.sale_ended_at - sim::Instant::zero();
   return r;
 }

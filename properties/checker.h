@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,8 @@ struct RunResult {
   std::map<std::string, int64_t> counters;
   uint64_t faults_planned = 0;             // faults in the plan
   uint64_t faults_fired = 0;               // faults that happened (a trigger not reached never fires)
+  std::vector<sim::Choice> choices;        // every choice of the run, in order (replays it)
+  std::vector<sim::Fault> chosen_faults;   // faults struck by the scenario's fault choices
 
   const PropertyResult& result(const std::string& property) const;
   // Violated any of `asserted` (names).
@@ -56,6 +59,8 @@ std::vector<std::string> default_asserted();
 // that cannot run as asked (protocols::scenario_problem): a run never reports verdicts under a
 // fault that could not happen.
 RunResult run_checked(const protocols::Scenario& scenario);
+// The same with a strategy of the caller's in place of the scenario's schedule (the explorer).
+RunResult run_checked(const protocols::Scenario& scenario, std::unique_ptr<sim::Strategy> strategy);
 
 struct SweepOptions {
   protocols::Scenario base;          // design, workload; faults replaced per seed when profile set

@@ -205,14 +205,15 @@ namespace {
 // (add it here too).
 std::string probe_key(const Scenario& s) {
   const Workload& w = s.workload;
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}/{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", s.design, s.seed, s.horizon.count_ns(), s.settle.count_ns(),
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}/{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", s.design, s.seed, s.horizon.count_ns(), s.settle.count_ns(),
                      s.inline_timers, s.schedule, s.faults.to_string(), w.buyers, w.skus, w.stock, w.activity, w.double_click.numerator,
                      w.double_click.denominator, w.app_nodes, static_cast<int>(w.arrival), w.burst_window.count_ns(), w.poisson_mean.count_ns(),
                      w.max_retries, w.gateway_timeout.count_ns(), w.remote_call.count_ns(), w.lock_ttl.count_ns(), w.lock_wait.count_ns(),
-                     w.lock_retry.count_ns(), w.optimistic_retries, w.replication_lag.count_ns());
+                     w.lock_retry.count_ns(), w.optimistic_retries, w.replication_lag.count_ns(), w.latency_min.count_ns(),
+                     w.latency_max.count_ns(), w.latency_tail);
 }
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Workload) == 152, "Workload changed: add the new field to probe_key (then update this size)");
+static_assert(sizeof(Workload) == 176, "Workload changed: add the new field to probe_key (then update this size)");
 #endif
 
 // Probes are shared between the profiles of one seed (compare, hash and the verdict table run

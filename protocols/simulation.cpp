@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "sim/network.h"
+#include "sim/strategy.h"
 
 namespace oversim::protocols {
 
@@ -34,8 +36,14 @@ const char* to_string(Search::Kind k) {
 
 std::string to_string(const Search& s) { return s.kind == Search::Kind::pct ? fmt::format("pct:{}", s.depth) : std::string(to_string(s.kind)); }
 
+std::optional<std::vector<uint64_t>> choice_schedule(const std::string& schedule) {
+  if (schedule.rfind(kChoicesPrefix, 0) != 0) return std::nullopt;
+  return sim::parse_choice_values(schedule.substr(std::string_view(kChoicesPrefix).size()));
+}
+
 std::optional<PctSchedule> parse_schedule(const std::string& schedule) {
   if (schedule == "random") return std::nullopt;
+  if (choice_schedule(schedule)) return std::nullopt;
   unsigned long long depth = 0, decisions = 0;
   char tail = 0;
   if (std::sscanf(schedule.c_str(), "pct:%llu:%llu%c", &depth, &decisions, &tail) != 2 || depth < 1 || depth > 100 || decisions < 1 ||
@@ -169,7 +177,10 @@ db::DbServerConfig db_config(const Design& design, const Workload& w) {
 }
 }  // namespace
 
-Simulation::Simulation(const Scenario& scenario, const Design& design) : scenario_(scenario), design_(design) {
+Simulation::Simulation(const Scenario& scenario, const Design& design) : Simulation(scenario, design, nullptr) {}
+
+Simulation::Simulation(const Scenario& scenario, const Design& design, std::unique_ptr<sim::Strategy> given)
+    : scenario_(scenario), design_(design) {
   const Workload& w = scenario_.workload;
   sim::WorldConfig config;
   config.seed = scenario_.seed;
@@ -178,12 +189,24 @@ Simulation::Simulation(const Scenario& scenario, const Design& design) : scenari
   config.inline_timers = scenario_.inline_timers;
   std::unique_ptr<sim::Strategy> strategy;
   if (auto pct = parse_schedule(scenario_.schedule)) strategy = std::make_unique<sim::PctStrategy>(scenario_.seed, pct->depth, pct->decisions);
+  if (auto values = choice_schedule(scenario_.schedule)) strategy = std::make_unique<sim::ChoicesStrategy>(std::move(*values));
+  if (given) strategy = std::move(given);
   world_ = std::make_unique<sim::World>(config, std::move(strategy));
+  sim::LatencyModel& latency = world_->network().config().latency;
+  latency.min = w.latency_min;
+  latency.max = w.latency_max;
+  if (!w.latency_tail) latency.tail = Ratio::never();
   for (int i = 1; i <= w.app_nodes; ++i) apps_.push_back(&world_->add_node(app_name(i)));
   redis_ = std::make_unique<redis::RedisDeployment>(*world_, redis_config(w));
   const db::DbServerConfig dc = db_config(design_, w);
   for (int s = 1; s <= w.skus; ++s) skus_.push_back(sku_name(s));  // numeric order: sku2 before sku10
   db_ = std::make_unique<db::DbServer>(*world_, dc);
+  may_crash_ = false;
+  auto crashes = [](const sim::Fault& f) { return f.kind != sim::FaultKind::pause; };
+  for (const sim::Fault& f : scenario_.faults.faults) may_crash_ = may_crash_ || crashes(f);
+  if (scenario_.fault_choices) {
+    for (const sim::Fault& f : scenario_.fault_choices->faults) may_crash_ = may_crash_ || crashes(f);
+  }
   for (sim::Node* app : apps_) {
     db::DbPoolConfig pc;
     pc.acquire_timeout = Duration::s(2);
@@ -263,7 +286,15 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
   };
   auto gateway = std::make_shared<Gateway>();
   const std::string name = fmt::format("buyer-{}{}", index + 1, second_click ? "-click2" : "");
-  world_->spawn(nullptr, name, [=, this, running = std::make_shared<Running>(*this)] {
+  // For the explorer's reduction: a buyer's gateway and its attempts share memory (a group of
+  // their own), and the gateway spawns onto its app node, or onto another when that one is
+  // down: only a crash can make it so, so when the run may crash a node it may spawn onto any.
+  const auto group = static_cast<uint32_t>(2 * index + (second_click ? 2 : 1));
+  uint64_t app_nodes = sim::Footprint::node(apps_[preferred_app]->id()).nodes;
+  if (may_crash_) {
+    for (const sim::Node* a : apps_) app_nodes |= sim::Footprint::node(a->id()).nodes;
+  }
+  world_->spawn_in_group(nullptr, name, [=, this, running = std::make_shared<Running>(*this)] {
     struct StopsListening {
       Gateway& g;
       ~StopsListening() { g.listening = false; }
@@ -282,7 +313,7 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
       }
       sim::Node& app = *apps_[app_index];
       db::DbPool& pool = *pools_[app_index];
-      world_->spawn(&app, fmt::format("{}#{}", name, attempt), [=, this, &app, &pool, attempt_running = std::make_shared<Running>(*this)] {
+      world_->spawn_in_group(&app, fmt::format("{}#{}", name, attempt), [=, this, &app, &pool, attempt_running = std::make_shared<Running>(*this)] {
         BuyContext ctx(*this, app, pool, user, sku, request, attempt, arrival);
         const BuyResult r = design_.buy(ctx);
         ++history_.results[r];
@@ -295,17 +326,24 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
           else ctx.unheard();
         }
         gateway->answered.set();
-      });
+      }, group);
       const bool in_time = gateway->answered.wait_until(world_->now() + w.gateway_timeout, "gateway waits for the attempt");
       if (gateway->answer) return;
       if (in_time && w.max_retries == 0) return;
     }
-  });
+  }, group, app_nodes);
 }
 
 void Simulation::conductor() {
   buyers_done_.wait("all buyers finished");
   history_.sale_ended_at = world_->now();
+  // Under the explorer the conductor acts on the world as a whole; it starts a nanosecond after
+  // the last buyer, as a timer, so no same-instant step of another fiber races with it unseen
+  // (sim::Footprint).
+  if (scenario_.fault_choices) {
+    world_->current_fiber()->footprint = sim::Footprint::everything();
+    sim::sleep_for(Duration::ns(1));
+  }
   // Every fault applied or armed so far plays out (a triggered fault's delay and length count
   // from when it fired); then no point triggers anything more.
   while (world_->now() < world_->faults_settle_at()) sim::sleep_until(world_->faults_settle_at());
@@ -337,7 +375,27 @@ sim::RunOutcome Simulation::run() {
   }
   if (w.buyers == 0) buyers_done_.set();
   scenario_.faults.resolved(quantities(w)).apply(*world_);
-  world_->spawn(nullptr, "conductor", [this] { conductor(); });
+  if (scenario_.fault_choices) {
+    // Count each point's occurrences per node as an armed trigger "in node" would, so a chosen
+    // fault's trigger names exactly this occurrence.
+    auto seen = std::make_shared<std::map<std::pair<std::string, std::string>, uint64_t>>();
+    world_->add_point_observer([this, seen](std::string_view point, sim::Node* at) {
+      const FaultChoices& fc = *scenario_.fault_choices;
+      if (at == nullptr) return;
+      const uint64_t nth = ++(*seen)[{std::string(point), at->name()}];
+      if (static_cast<int>(chosen_faults_.size()) >= fc.max_faults || fc.faults.empty() || nth > UINT32_MAX) return;
+      if (!fc.points.empty() && std::find(fc.points.begin(), fc.points.end(), point) == fc.points.end()) return;
+      const uint64_t pick = world_->choose(sim::ChoiceKind::fault, fc.faults.size() + 1);
+      if (pick == 0) return;
+      sim::Fault f = fc.faults[pick - 1];
+      f.trigger = sim::Trigger{std::string(point), at->name(), static_cast<uint32_t>(nth)};
+      const std::string text = sim::to_string(f);
+      if (sim::fire_triggered(*world_, f, text, at)) chosen_faults_.push_back(std::move(f));
+    });
+  }
+  // Until the buyers are done the conductor only waits (a group of its own: it touches nothing
+  // else); then it acts on everything (see conductor()).
+  world_->spawn_in_group(nullptr, "conductor", [this] { conductor(); }, UINT32_MAX);
   return world_->run();
 }
 

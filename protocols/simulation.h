@@ -56,6 +56,19 @@ struct Search {
 const char* to_string(Search::Kind k);
 std::string to_string(const Search& s);  // "random", "pct:3", "swarm"
 
+// The exhaustive explorer's faults (properties/explore.h). At every occurrence of one of
+// `points` (empty: any point) while fewer than `max_faults` have struck, the run asks the
+// strategy a fault choice: 0 is no fault, k is faults[k-1], a triggered fault naming `here`
+// whose trigger the run fills in ("on 2nd after_acquire in app-1"). Every fault so chosen is a
+// plain triggered fault: put in a plan, with the fault choices taken out of the choice list, the
+// same run replays without the explorer.
+struct FaultChoices {
+  std::vector<std::string> points;
+  std::vector<sim::Fault> faults;  // lengths resolved
+  int max_faults = 1;
+  friend bool operator==(const FaultChoices&, const FaultChoices&) = default;
+};
+
 struct Scenario {
   std::string design;
   Workload workload;
@@ -65,8 +78,11 @@ struct Scenario {
   Duration horizon = Duration::s(600);
   bool keep_trace = true;
   bool inline_timers = true;  // the kernel's fast path (sim::WorldConfig); off only to compare paths
-  // The scheduler: "random", or "pct:<depth>:<decisions>" (sim::PctStrategy with that estimate).
+  // The scheduler: "random", "pct:<depth>:<decisions>" (sim::PctStrategy with that estimate), or
+  // "choices:<values>", an exact choice list replayed leniently (sim::ChoicesStrategy): what
+  // the exhaustive explorer and the shrinker hand back.
   std::string schedule = "random";
+  std::optional<FaultChoices> fault_choices;
   // Read by fault profiles: how they search, and the workload flags the user typed ("--stock"),
   // which a profile never changes.
   Search search;
@@ -137,6 +153,8 @@ class BuyContext {
 class Simulation {
  public:
   Simulation(const Scenario& scenario, const Design& design);
+  // With a strategy of the caller's instead of the one `scenario.schedule` names (the explorer).
+  Simulation(const Scenario& scenario, const Design& design, std::unique_ptr<sim::Strategy> strategy);
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
@@ -159,6 +177,9 @@ class Simulation {
 
   // Runs the sale to completion (or the horizon). Call once.
   sim::RunOutcome run();
+  // The faults the scenario's fault choices struck, in the order they struck, as triggered
+  // faults with their trigger filled in.
+  const std::vector<sim::Fault>& chosen_faults() const { return chosen_faults_; }
 
  private:
   void buyer(int index, Instant arrival, bool second_click);
@@ -176,6 +197,8 @@ class Simulation {
   int buyers_running_ = 0;
   sim::Event buyers_done_;
   uint64_t tokens_ = 0;
+  std::vector<sim::Fault> chosen_faults_;
+  bool may_crash_ = true;  // some fault of the run is not a pause (see buyer())
 };
 
 // Why `scenario` cannot run as asked, or nullopt: an invalid plan, a scaled length naming an
@@ -192,6 +215,10 @@ struct PctSchedule {
   uint64_t decisions = 1;
 };
 std::optional<PctSchedule> parse_schedule(const std::string& schedule);
+// The values of a "choices:<values>" schedule, or nullopt for any other; throws
+// std::invalid_argument for a malformed list.
+std::optional<std::vector<uint64_t>> choice_schedule(const std::string& schedule);
+inline constexpr const char* kChoicesPrefix = "choices:";
 
 // The workload quantities a fault plan's lengths may scale ("2x lock-ttl"): lock-ttl, lock-wait,
 // lock-retry, remote-call, gateway-timeout, replication-lag, burst-window.

@@ -36,6 +36,12 @@ struct Workload {
   Duration lock_retry = Duration::ms(10);    // tryLock: poll interval
   int optimistic_retries = 3;                // db_optimistic_version: bounded retries
   Duration replication_lag = Duration::ms(20);  // Redis primary -> replica, on top of the network
+  // One-way network latency of every link: uniform in [min, max], and with the tail on, 1 message
+  // in 100 takes max..5ms instead. `--latency 200us` makes it constant (the exhaustive explorer's
+  // default: then only the order of simultaneous events varies).
+  Duration latency_min = Duration::us(100);
+  Duration latency_max = Duration::us(400);
+  bool latency_tail = true;
 
   friend bool operator==(const Workload&, const Workload&) = default;
 };

@@ -591,32 +591,36 @@ void FaultPlan::apply(World& world) const {
       if (!t.node.empty() && (at == nullptr || at->name() != t.node)) continue;
       if (++a.seen != t.nth) continue;
       a.fired = true;
-      Fault f = a.fault;
-      bool resolved = true;
-      bool uses_here = false;
-      auto here = [&](std::string& n) {
-        if (n != kHere) return;
-        uses_here = true;
-        if (at == nullptr) resolved = false;
-        else n = at->name();
-      };
-      here(f.node);
-      here(f.to);
-      for (std::string& n : f.side_a) here(n);
-      for (std::string& n : f.side_b) here(n);
-      if (!resolved) {
-        world.trace_at(nullptr, "fault-skipped", {{"fault", a.text}, {"why", "no node reached the point"}});
-        continue;
-      }
-      world.fault_settles_at(world.now() + played_out(f));
-      const std::string text = uses_here ? fmt::format("{} (here: {})", a.text, at->name()) : a.text;
-      if (f.at == Duration::zero()) {
-        fire(world, f, text);
-      } else {
-        world.after(f.at, [&world, f, text] { fire(world, f, text); });
-      }
+      fire_triggered(world, a.fault, a.text, at);
     }
   });
+}
+
+bool fire_triggered(World& world, Fault f, const std::string& text, Node* at) {
+  bool resolved = true;
+  bool uses_here = false;
+  auto here = [&](std::string& n) {
+    if (n != kHere) return;
+    uses_here = true;
+    if (at == nullptr) resolved = false;
+    else n = at->name();
+  };
+  here(f.node);
+  here(f.to);
+  for (std::string& n : f.side_a) here(n);
+  for (std::string& n : f.side_b) here(n);
+  if (!resolved) {
+    world.trace_at(nullptr, "fault-skipped", {{"fault", text}, {"why", "no node reached the point"}});
+    return false;
+  }
+  world.fault_settles_at(world.now() + played_out(f));
+  const std::string shown = uses_here ? fmt::format("{} (here: {})", text, at->name()) : text;
+  if (f.at == Duration::zero()) {
+    fire(world, f, shown);
+  } else {
+    world.after(f.at, [&world, f, shown] { fire(world, f, shown); });
+  }
+  return true;
 }
 
 void heal_everything(World& world) {

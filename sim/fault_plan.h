@@ -37,6 +37,7 @@
 namespace oversim::sim {
 
 class World;
+class Node;
 
 enum class FaultKind : uint8_t { pause, crash, restart, partition, isolate, cut, heal, clock_jump, clock_drift, delay_next, hold };
 const char* to_string(FaultKind kind);
@@ -132,6 +133,12 @@ std::string format_multiple(int64_t milli);
 std::vector<std::string> named_nodes(const Fault& fault);
 // What is wrong with one fault on its own, or nullopt.
 std::optional<std::string> fault_problem(const Fault& fault);
+
+// Fire a triggered fault now, for the occurrence node `at` just reached (nullptr: the world):
+// `here` becomes that node, the fault's delay counts from now, and the world learns when it
+// settles. Plans' armed triggers and the exhaustive explorer both come through here. Returns
+// false (and traces fault-skipped) when the fault names `here` and no node reached the point.
+bool fire_triggered(World& world, Fault fault, const std::string& text, Node* at);
 
 // Undo every lasting fault: heal the network, resume paused nodes, restart crashed ones, clear
 // clock drift (jumps stay: a clock that jumped does not jump back by itself). Used before

@@ -144,9 +144,16 @@ void Network::transmit(Message m, Duration extra) {
     Instant copy_arrival = arrival_after(copy_latency);
     if (copy_arrival <= arrival) copy_arrival = arrival + Duration::ns(1);
     world_.trace_at(&from, "duplicate", {{"to", to.name()}, {"msg", m.summary}});
-    world_.at(copy_arrival, [this, copy = m]() mutable { deliver(std::move(copy)); });
+    world_.at(copy_arrival, [this, copy = m]() mutable { deliver(std::move(copy)); }, Footprint::node(m.to));
   }
-  world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); });
+  // A reply touches only the fiber waiting for it (and the network's table of calls, whose
+  // entries are independent); anything else, the destination node.
+  Footprint at_destination = Footprint::node(m.to);
+  if (m.is_reply) {
+    auto it = pending_.find(m.rpc_id);
+    if (it != pending_.end() && it->second->waiter != nullptr) at_destination = it->second->waiter->footprint;
+  }
+  world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); }, at_destination);
 }
 
 void Network::deliver(Message m) {

@@ -16,7 +16,8 @@
 
 namespace oversim::sim {
 
-enum class ChoiceKind : uint8_t { schedule, timer, data };
+// fault: whether (and which) fault strikes at a fault point; only the exhaustive explorer asks it.
+enum class ChoiceKind : uint8_t { schedule, timer, data, fault };
 const char* to_string(ChoiceKind kind);
 
 struct Choice {
@@ -25,6 +26,34 @@ struct Choice {
   uint64_t value = 0;  // in [0, bound)
   friend bool operator==(const Choice&, const Choice&) = default;
 };
+
+// What one option of a schedule or timer choice acts on, for the explorer's reduction (partial
+// order reduction by persistent sets, Godefroid 1996): the nodes whose state it may read or
+// write (bit i: node id i) and a group of fibers that share memory outside any node (a buyer's
+// gateway and its attempts). `global` marks an option that may touch anything (a fault
+// callback, the conductor, a fiber with no node and no group). Two options at the same instant
+// are independent when neither is global and they share no node and no group: nodes talk only
+// by messages, which take at least the minimum latency, so the order of such options changes
+// nothing either can see at that instant.
+// Within a node, `actor` (when not 0) narrows it further: the option touches only that actor's
+// part of the node's state (a Sentinel's monitor of one server), so two different actors of a
+// node are independent; actor 0 touches the whole node.
+struct Footprint {
+  uint64_t nodes = 0;
+  uint32_t group = 0;
+  uint32_t actor = 0;
+  bool global = true;
+  // A fiber spawned before the run started that has not yet run: its first step only sets up
+  // its waits (a server's loops park on their mailbox or timer, a buyer's gateway until its
+  // arrival), so the explorer takes boot steps in spawn order.
+  bool boot = false;
+  static Footprint everything() { return {}; }
+  static Footprint node(uint32_t id, uint32_t group = 0) {
+    if (id >= 64) return everything();
+    return Footprint{uint64_t{1} << id, group, 0, false, false};
+  }
+};
+bool dependent(const Footprint& a, const Footprint& b);
 
 class Strategy {
  public:
@@ -37,6 +66,13 @@ class Strategy {
   // run replays with ReplayStrategy.
   virtual uint64_t choose_fiber(const std::vector<uint64_t>& ready) { return choose(ChoiceKind::schedule, ready.size()); }
   virtual bool wants_fiber_ids() const { return false; }
+  // A schedule or timer choice with what each option acts on; called instead of choose() when
+  // wants_footprints() (the exhaustive explorer), recorded as the same choice.
+  virtual uint64_t choose_option(ChoiceKind kind, const std::vector<Footprint>& options) { return choose(kind, options.size()); }
+  virtual bool wants_footprints() const { return false; }
+  // The sale is over and every fault has played out (World::close_points): what is left is the
+  // heal and the quiet time before the "eventually" checks.
+  virtual void points_closed() {}
   virtual std::string describe() const = 0;
 };
 
@@ -105,5 +141,58 @@ class ReplayStrategy final : public Strategy {
   std::vector<Choice> choices_;
   size_t next_ = 0;
 };
+
+// Replays a list of choice values leniently, the way shrinking and the exhaustive explorer need:
+// value i answers the run's i-th choice whatever its kind (clamped to bound - 1 when the run now
+// offers fewer options), and every choice past the list takes 0, the first option. So any list
+// is a valid run: deleting or lowering values gives a neighbouring run, never an error. Counts
+// the choices it had to clamp or invent.
+class ChoicesStrategy final : public Strategy {
+ public:
+  explicit ChoicesStrategy(std::vector<uint64_t> values);
+  uint64_t choose(ChoiceKind kind, uint64_t bound) override;
+  std::string describe() const override;
+  size_t consumed() const { return next_; }
+  size_t clamped() const { return clamped_; }
+
+ private:
+  std::vector<uint64_t> values_;
+  size_t next_ = 0;
+  size_t clamped_ = 0;
+};
+
+// The exhaustive explorer's strategy (properties/explore.h): replays a prefix of values exactly,
+// then takes the first option it walks at every later choice. At each choice it records which
+// options the explorer must walk there: for a schedule or timer choice, a persistent set (the
+// smallest group of options that depend on each other, by sim::Footprint; any other option
+// commutes with all of them); for a data draw with more than `data_options` options, only the
+// first; otherwise every option.
+class ExploreStrategy final : public Strategy {
+ public:
+  ExploreStrategy(std::vector<uint64_t> prefix, uint64_t data_options);
+  uint64_t choose(ChoiceKind kind, uint64_t bound) override;
+  uint64_t choose_option(ChoiceKind kind, const std::vector<Footprint>& options) override;
+  bool wants_footprints() const override { return true; }
+  // From here on the explorer walks one order only (the quiet time after the sale).
+  void points_closed() override { quiet_ = true; }
+  std::string describe() const override;
+  // Per choice made, the options to walk (ascending; the value taken is one of them).
+  const std::vector<std::vector<uint32_t>>& walked() const { return walked_; }
+  uint64_t reduced() const { return reduced_; }  // options left out by persistent sets
+
+ private:
+  uint64_t take(ChoiceKind kind, std::vector<uint32_t> walk);
+  std::vector<uint64_t> prefix_;
+  uint64_t data_options_;
+  std::vector<std::vector<uint32_t>> walked_;
+  uint64_t reduced_ = 0;
+  bool quiet_ = false;
+};
+
+// "1.0*14.2": values separated by dots, a run of equal values as value*count. Parsing throws
+// std::invalid_argument naming the bad token.
+std::string format_choice_values(const std::vector<uint64_t>& values);
+std::vector<uint64_t> parse_choice_values(const std::string& text);
+std::vector<uint64_t> values_of(const std::vector<Choice>& choices);
 
 }  // namespace oversim::sim

@@ -110,7 +110,19 @@ class SimAlgorithm final : public boost::fibers::algo::algorithm_with_properties
       }
       size_t index = 0;
       if (ready_.size() > 1 && !world_.stopping_) {
-        if (world_.strategy_wants_ids_) {
+        if (world_.strategy_wants_footprints_) {
+          world_.footprints_.clear();
+          for (context* c : ready_) {
+            const FiberRecord* r = properties(c).record;
+            world_.footprints_.push_back(r != nullptr ? r->footprint : Footprint::everything());
+          }
+          if (std::getenv("OVERSIM_DEBUG_TIES")) {
+            std::string d;
+            for (context* c : ready_) { const FiberRecord* r = properties(c).record; d += fmt::format(" [{} n={:x} g={} a={} gl={}]", r ? r->name : "?", r ? r->footprint.nodes : 0, r ? r->footprint.group : 0, r ? r->footprint.actor : 0, r ? r->footprint.global : true); }
+            fmt::print("ready at {}:{}\n", format_instant(world_.now_), d);
+          }
+          index = static_cast<size_t>(world_.choose_from(ChoiceKind::schedule, ready_.size(), nullptr, &world_.footprints_));
+        } else if (world_.strategy_wants_ids_) {
           // A strategy that schedules by fiber (PCT) sees who is ready; the choice is recorded
           // as the same index either way.
           ids_.clear();
@@ -130,6 +142,7 @@ class SimAlgorithm final : public boost::fibers::algo::algorithm_with_properties
       }
       ++world_.steps_;
       world_.current_ = rec;
+      if (rec != nullptr) rec->footprint.boot = false;
       return ctx;
     }
     if (main_ != nullptr) return take_main();
@@ -187,6 +200,7 @@ World::World(WorldConfig config, std::unique_ptr<Strategy> strategy)
     : config_(config),
       strategy_(strategy ? std::move(strategy) : std::make_unique<RandomStrategy>(config.seed)),
       strategy_wants_ids_(strategy_->wants_fiber_ids()),
+      strategy_wants_footprints_(strategy_->wants_footprints()),
       trace_(config.keep_trace) {
   if (t_current_world != nullptr) {
     fatal("a second World was created on an OS thread that already has one; run one world per thread at a time");
@@ -320,6 +334,18 @@ void World::unlink_fiber(FiberRecord* rec) {
 }
 
 uint64_t World::spawn(Node* node, std::string name, std::function<void()> body, bool daemon) {
+  return spawn_fiber(node, std::move(name), std::move(body), daemon, 0, 0);
+}
+
+void World::declare_actor(uint32_t actor) {
+  if (current_ != nullptr && !current_->footprint.global) current_->footprint.actor = actor;
+}
+
+uint64_t World::spawn_in_group(Node* node, std::string name, std::function<void()> body, uint32_t group, uint64_t touches) {
+  return spawn_fiber(node, std::move(name), std::move(body), false, group, touches);
+}
+
+uint64_t World::spawn_fiber(Node* node, std::string name, std::function<void()> body, bool daemon, uint32_t group, uint64_t touches) {
   if (node != nullptr && !node->up_) return 0;
   if (stopping_) return 0;
   auto* rec = new FiberRecord();
@@ -327,6 +353,17 @@ uint64_t World::spawn(Node* node, std::string name, std::function<void()> body, 
   rec->name = std::move(name);
   rec->node = node;
   rec->daemon = daemon;
+  if (node != nullptr) {
+    rec->footprint = Footprint::node(node->id(), group);
+  } else if (group != 0) {
+    rec->footprint = Footprint{0, group, 0, false, false};
+  }
+  if (!rec->footprint.global) rec->footprint.nodes |= touches;
+  rec->footprint.boot = !running_;
+  // A fiber spawned by a grouped fiber joins its group (an attempt's helper fibers).
+  if (group == 0 && current_ != nullptr && !current_->footprint.global && current_->footprint.group != 0 && node != nullptr) {
+    rec->footprint.group = current_->footprint.group;
+  }
   link_fiber(rec);
   ++live_total_;
   if (!daemon) ++live_workers_;
@@ -429,6 +466,7 @@ uint32_t World::add_timer(Instant when, FiberRecord* fiber, std::function<void()
   s.seq = seq;
   s.fiber = fiber;
   s.callback = std::move(callback);
+  s.footprint = fiber != nullptr ? fiber->footprint : Footprint::everything();
   timer_heap_.push_back(TimerEntry{when, seq, slot});
   ++timer_heap_pushes_;
   std::push_heap(timer_heap_.begin(), timer_heap_.end(), [](const TimerEntry& a, const TimerEntry& b) { return later(a, b); });
@@ -462,9 +500,12 @@ void World::clear_fiber_timer(FiberRecord* rec) {
   rec->timer_slot = UINT32_MAX;
 }
 
-TimerId World::at(Instant when, std::function<void()> callback) {
+TimerId World::at(Instant when, std::function<void()> callback) { return at(when, std::move(callback), Footprint::everything()); }
+
+TimerId World::at(Instant when, std::function<void()> callback, Footprint footprint) {
   uint64_t seq = 0;
   const uint32_t slot = add_timer(when, nullptr, std::move(callback), seq);
+  timer_slots_[slot].footprint = footprint;
   return (seq << kSlotBits) | slot;
 }
 
@@ -556,7 +597,19 @@ void World::advance() {
       timer_slots_[e.slot].tie_index = static_cast<uint32_t>(ties_.size());
       ties_.push_back(e);
     }
-    const size_t index = ties_.size() > 1 ? static_cast<size_t>(choose(ChoiceKind::timer, ties_.size())) : 0;
+    size_t index = 0;
+    if (ties_.size() > 1 && strategy_wants_footprints_) {
+      footprints_.clear();
+      for (const TimerEntry& e : ties_) footprints_.push_back(timer_slots_[e.slot].footprint);
+      if (std::getenv("OVERSIM_DEBUG_TIES")) {
+        std::string d;
+        for (const TimerEntry& e : ties_) d += fmt::format(" [{} nodes={:x} g={} gl={}]", timer_slots_[e.slot].fiber ? timer_slots_[e.slot].fiber->name : "cb", timer_slots_[e.slot].footprint.nodes, timer_slots_[e.slot].footprint.group, timer_slots_[e.slot].footprint.global);
+        fmt::print("tie at {}:{}\n", format_instant(now_), d);
+      }
+      index = static_cast<size_t>(choose_from(ChoiceKind::timer, ties_.size(), nullptr, &footprints_));
+    } else if (ties_.size() > 1) {
+      index = static_cast<size_t>(choose(ChoiceKind::timer, ties_.size()));
+    }
     chosen = ties_[index];
     remove_tie(static_cast<uint32_t>(index));
   }
@@ -582,12 +635,14 @@ void World::advance() {
 
 uint64_t World::choose(ChoiceKind kind, uint64_t bound) { return choose_from(kind, bound, nullptr); }
 
-uint64_t World::choose_from(ChoiceKind kind, uint64_t bound, const std::vector<uint64_t>* fiber_ids) {
+uint64_t World::choose_from(ChoiceKind kind, uint64_t bound, const std::vector<uint64_t>* fiber_ids, const std::vector<Footprint>* footprints) {
   if (bound <= 1) return 0;
   if (failure_ || stopping_) return 0;  // the run is over; unwinding draws nothing, records nothing
   uint64_t value = 0;
   try {
-    value = fiber_ids != nullptr ? strategy_->choose_fiber(*fiber_ids) : strategy_->choose(kind, bound);
+    value = footprints != nullptr ? strategy_->choose_option(kind, *footprints)
+            : fiber_ids != nullptr ? strategy_->choose_fiber(*fiber_ids)
+                                   : strategy_->choose(kind, bound);
   } catch (const ReplayDivergence& e) {
     // Loud, but through the normal exit: run() rethrows it once every fiber is unwound.
     failure_ = e.what();

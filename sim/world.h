@@ -71,6 +71,7 @@ struct FiberRecord {
   const char* stack_low = nullptr;      // sanitizer builds: the fiber's stack range, for unpoisoning
   const char* stack_high = nullptr;
   uint32_t waits_while_cancelled = 0;  // waits that returned at once while the fiber unwound
+  Footprint footprint;                 // what its steps act on (sim/strategy.h)
 };
 
 enum class RunStatus : uint8_t { completed, deadlock, horizon };
@@ -132,6 +133,13 @@ class World {
   // Daemons (servers, watchdogs) do not keep a run alive: it completes when every non-daemon
   // fiber has ended. The fiber starts at a later scheduling point, never inside this call.
   uint64_t spawn(Node* node, std::string name, std::function<void()> body, bool daemon = false);
+  // The same, for a fiber that shares memory with the other fibers of `group` (1..) and may spawn
+  // fibers onto the nodes in `touches` (bit i: node id i): what the explorer's reduction must
+  // know (sim::Footprint). A fiber with no node and no group may touch anything.
+  uint64_t spawn_in_group(Node* node, std::string name, std::function<void()> body, uint32_t group, uint64_t touches = 0);
+  // The current fiber touches only its own part (actor, 1..) of its node's state: for the
+  // explorer's reduction (sim::Footprint). Call before its first wait.
+  void declare_actor(uint32_t actor);
   // The fiber that is running now, or nullptr on the main context or in a timer callback.
   FiberRecord* current_fiber() const { return current_; }
   // True while the current fiber is being cancelled (its node crashed or the run is ending):
@@ -149,6 +157,8 @@ class World {
 
   // ---- timers (callbacks run on the scheduler, must not park; they may spawn and wake)
   TimerId at(Instant when, std::function<void()> callback);
+  // A callback that acts only on what `footprint` names (a message delivery: its destination).
+  TimerId at(Instant when, std::function<void()> callback, Footprint footprint);
   TimerId after(Duration delay, std::function<void()> callback) { return at(now_ + delay, std::move(callback)); }
   void cancel_timer(TimerId id);
   // Timers pushed onto the heap so far: once per timer (ties are not re-pushed). For tests and
@@ -172,7 +182,10 @@ class World {
   void reach(std::string_view point);
   void add_point_observer(std::function<void(std::string_view point, Node* node)> observer) { point_observers_.push_back(std::move(observer)); }
   // From now on points are still counted but no observer hears them (the sale is over).
-  void close_points() { points_open_ = false; }
+  void close_points() {
+    points_open_ = false;
+    strategy_->points_closed();
+  }
   // How many times each point was reached, by name.
   const std::map<std::string, uint64_t, std::less<>>& point_counts() const { return point_counts_; }
   // Faults applied so far, and when the last fault applied or armed so far will have played out.
@@ -203,6 +216,7 @@ class World {
     uint64_t seq = 0;  // 0: free
     FiberRecord* fiber = nullptr;
     std::function<void()> callback;
+    Footprint footprint;              // a callback's (a fiber's timer uses the fiber's)
     uint32_t tie_index = UINT32_MAX;  // its place in ties_, while it is one of them
   };
   struct TimerEntry {
@@ -211,6 +225,7 @@ class World {
     uint32_t slot;
   };
 
+  uint64_t spawn_fiber(Node* node, std::string name, std::function<void()> body, bool daemon, uint32_t group, uint64_t touches);
   void fiber_main(FiberRecord* rec, const std::function<void()>& body);
   void link_fiber(FiberRecord* rec);
   void unlink_fiber(FiberRecord* rec);
@@ -223,7 +238,7 @@ class World {
   void advance();
   bool fire_next_fiber_timer_inline();
   void on_pick(FiberRecord* rec);
-  uint64_t choose_from(ChoiceKind kind, uint64_t bound, const std::vector<uint64_t>* fiber_ids);
+  uint64_t choose_from(ChoiceKind kind, uint64_t bound, const std::vector<uint64_t>* fiber_ids, const std::vector<Footprint>* footprints = nullptr);
   void request_stop(RunStatus status, std::string detail);
   void wake_main();
   std::string deadlock_report() const;
@@ -232,6 +247,8 @@ class World {
   WorldConfig config_;
   std::unique_ptr<Strategy> strategy_;
   bool strategy_wants_ids_ = false;
+  bool strategy_wants_footprints_ = false;
+  std::vector<Footprint> footprints_;  // scratch: the options of the current choice
   Instant now_ = Instant::zero();
   uint64_t steps_ = 0;
   Trace trace_;

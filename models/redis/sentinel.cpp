@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <any>
 #include <optional>
 #include <utility>
@@ -30,6 +31,9 @@ void Sentinel::boot() {
 }
 
 void Sentinel::monitor(const std::string& server) {
+  // Each monitor writes only its own server's observation (decide reads them all).
+  const auto index = static_cast<uint32_t>(std::find(servers_.begin(), servers_.end(), server) - servers_.begin());
+  world_.declare_actor(index + 1);
   sim::Node& target = world_.node(server);
   for (;;) {
     sim::RpcResult<ServerInfo> r =

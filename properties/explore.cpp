@@ -1,0 +1,130 @@
+#include "properties/explore.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "sim/strategy.h"
+
+namespace oversim::properties {
+
+using protocols::Scenario;
+
+namespace {
+
+// The world owns its strategy; the explorer keeps its own and lends it through this.
+class Lend final : public sim::Strategy {
+ public:
+  explicit Lend(sim::ExploreStrategy& s) : s_(s) {}
+  uint64_t choose(sim::ChoiceKind kind, uint64_t bound) override { return s_.choose(kind, bound); }
+  uint64_t choose_option(sim::ChoiceKind kind, const std::vector<sim::Footprint>& options) override { return s_.choose_option(kind, options); }
+  bool wants_footprints() const override { return true; }
+  void points_closed() override { s_.points_closed(); }
+  std::string describe() const override { return s_.describe(); }
+
+ private:
+  sim::ExploreStrategy& s_;
+};
+
+}  // namespace
+
+Scenario replay_scenario(const RunResult& run) {
+  Scenario s = run.scenario;
+  s.fault_choices.reset();
+  for (const sim::Fault& f : run.chosen_faults) s.faults.faults.push_back(f);
+  std::vector<uint64_t> values;
+  for (const sim::Choice& c : run.choices) {
+    if (c.kind != sim::ChoiceKind::fault) values.push_back(c.value);
+  }
+  while (!values.empty() && values.back() == 0) values.pop_back();  // past the list, every choice is 0
+  s.schedule = std::string(protocols::kChoicesPrefix) + sim::format_choice_values(values);
+  return s;
+}
+
+std::string describe_bounds(const ExploreOptions& o) {
+  const protocols::Workload& w = o.base.workload;
+  std::string faults;
+  for (const sim::Fault& f : o.faults) faults += fmt::format("{}{}", faults.empty() ? "" : "; ", sim::to_string(f));
+  std::string points = "any point";
+  if (!o.points.empty()) {
+    points.clear();
+    for (const std::string& p : o.points) points += fmt::format("{}{}", points.empty() ? "" : ",", p);
+  }
+  const std::string latency = w.latency_min == w.latency_max ? fmt::format("{} constant", sim::format_duration(w.latency_min))
+                                                             : fmt::format("{}..{}{}", sim::format_duration(w.latency_min),
+                                                                           sim::format_duration(w.latency_max), w.latency_tail ? " with a tail" : "");
+  const std::string fault_text = o.max_faults == 0 || o.faults.empty()
+                                     ? "no faults"
+                                     : fmt::format("at most {} fault{} of {{{}}} at {}", o.max_faults, o.max_faults == 1 ? "" : "s", faults, points);
+  return fmt::format("{} buyer{}, stock {}, {} app node{}, arrivals within {}, latency {}, {}; data draws with more than {} options take their first",
+                     w.buyers, w.buyers == 1 ? "" : "s", w.stock, w.app_nodes, w.app_nodes == 1 ? "" : "s", sim::format_duration(w.burst_window),
+                     latency, fault_text, o.data_options);
+}
+
+ExploreResult explore(const ExploreOptions& options) {
+  if (!options.base.faults.empty()) throw std::invalid_argument("explore: the base scenario has a fault plan; give the faults as alternatives");
+  const auto started = std::chrono::steady_clock::now();
+  ExploreResult out;
+  Scenario s = options.base;
+  s.keep_trace = false;
+  s.fault_choices = protocols::FaultChoices{options.points, {}, options.max_faults};
+  const sim::Quantities q = protocols::quantities(s.workload);
+  for (const sim::Fault& f : options.faults) {
+    sim::FaultPlan one;
+    one.faults.push_back(f);
+    s.fault_choices->faults.push_back(one.resolved(q).faults.front());
+  }
+  std::optional<RunResult> best;
+  std::vector<uint64_t> prefix;
+  while (true) {
+    if (out.executions >= options.max_executions) break;
+    sim::ExploreStrategy strategy(prefix, options.data_options);
+    RunResult r = run_checked(s, std::make_unique<Lend>(strategy));
+    ++out.executions;
+    out.longest = std::max(out.longest, r.choices.size());
+    out.pruned += strategy.reduced();
+    const std::vector<std::vector<uint32_t>>& walked = strategy.walked();
+    if (walked.size() != r.choices.size()) throw std::logic_error("explore: the strategy and the world disagree about the choices made");
+    for (size_t i = prefix.size(); i < walked.size(); ++i) {
+      if (walked[i].size() == 1 && r.choices[i].bound > 1 && r.choices[i].kind == sim::ChoiceKind::data) ++out.fixed_draws;
+    }
+    std::vector<sim::Choice> record = r.choices;
+    if (r.violates(options.asserted)) {
+      ++out.violating;
+      for (const PropertyResult& pr : r.properties) {
+        if (pr.violated) ++out.counts[pr.property->name];
+      }
+      const bool shorter = !best || r.outcome.steps < best->outcome.steps ||
+                           (r.outcome.steps == best->outcome.steps && r.choices.size() < best->choices.size());
+      if (shorter) best = std::move(r);
+      if (options.stop_at_first) {
+        out.stopped = true;
+        break;
+      }
+    }
+    // Backtrack: the deepest choice with an option left to walk.
+    size_t i = record.size();
+    auto next_option = [&](size_t k) -> std::optional<uint64_t> {
+      const std::vector<uint32_t>& w = walked[k];
+      auto it = std::upper_bound(w.begin(), w.end(), record[k].value);
+      if (it == w.end()) return std::nullopt;
+      return *it;
+    };
+    std::optional<uint64_t> next;
+    while (i > 0 && !(next = next_option(i - 1))) --i;
+    if (i == 0) {
+      out.complete = true;
+      break;
+    }
+    prefix.clear();
+    for (size_t k = 0; k + 1 < i; ++k) prefix.push_back(record[k].value);
+    prefix.push_back(*next);
+  }
+  if (best) out.counterexample = replay_scenario(*best);
+  out.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
+
+}  // namespace oversim::properties

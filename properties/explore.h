@@ -1,0 +1,61 @@
+// Bounded exhaustive exploration: every execution of a small sale, not a sample of them.
+//
+// A run's nondeterminism is its list of strategy choices (sim/strategy.h): which ready fiber
+// runs, which of several simultaneous timers fires, every data draw, and here also whether a
+// fault strikes at a fault point. The explorer walks that tree depth first (stateless model
+// checking, as in VeriSoft and CHESS): it replays a prefix of choices with the choices strategy,
+// lets every later choice take its first option, and then backtracks to the deepest choice with
+// an option left. Within the bounds it reports either "holds for all K executions" or the
+// violating executions, keeping the shortest one as the counterexample.
+//
+// The bounds are the scenario (buyers, stock, latency: constant by default, so only the order of
+// simultaneous events varies), the fault alternatives and where they may strike, the number of
+// faults, and data draws: a draw with more than `data_options` options (a lock token's random
+// suffix) always takes its first option. Everything else is enumerated.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "properties/checker.h"
+
+namespace oversim::properties {
+
+struct ExploreOptions {
+  protocols::Scenario base;              // design, workload, horizon; its plan must be empty
+  std::vector<std::string> points;       // where a fault may strike (empty: every point)
+  std::vector<sim::Fault> faults;        // the alternatives, triggered faults naming `here`
+  int max_faults = 1;
+  uint64_t data_options = 16;
+  uint64_t max_executions = 1'000'000;   // a budget: past it the result says "incomplete"
+  std::vector<std::string> asserted = default_asserted();
+  bool stop_at_first = false;            // stop at the first violating execution
+};
+
+struct ExploreResult {
+  uint64_t executions = 0;        // runs made
+  uint64_t violating = 0;         // runs that violated an asserted property
+  uint64_t pruned = 0;            // subtrees skipped by the reduction
+  uint64_t fixed_draws = 0;       // data choices held at their first option (over all runs)
+  size_t longest = 0;             // the most choices one run made
+  bool complete = false;          // every execution within the bounds was run
+  bool stopped = false;           // stop_at_first ended it
+  std::map<std::string, uint64_t> counts;  // property -> violating executions
+  // The shortest violating execution (fewest trace events, then fewest choices), as a scenario
+  // that replays it without the explorer: its faults as a plan, its choices as a schedule.
+  std::optional<protocols::Scenario> counterexample;
+  int64_t wall_ns = 0;
+};
+
+ExploreResult explore(const ExploreOptions& options);
+
+// The scenario that replays `run` (made with fault choices) without them.
+protocols::Scenario replay_scenario(const RunResult& run);
+
+// "2 buyers, stock 1, 2 app nodes, latency 200us constant, at most 1 fault of {pause here for
+// 1.5x lock-ttl} at any point, data draws over 16 options fixed": the bounds in one line.
+std::string describe_bounds(const ExploreOptions& options);
+
+}  // namespace oversim::properties
