@@ -38,6 +38,9 @@ void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
   typed(cmd->add_option("--lock-wait", w.lock_wait, "tryLock gives up after this long (0..720h)")->capture_default_str(), "--lock-wait");
   typed(cmd->add_option("--gateway-timeout", w.gateway_timeout, "The gateway retries an attempt that takes longer (1ms..720h)")->capture_default_str(), "--gateway-timeout");
   typed(cmd->add_option("--replication-lag", w.replication_lag, "Redis replica lag behind the primary (0..1h)")->capture_default_str(), "--replication-lag");
+  typed(cmd->add_option("--latency", w.latency,
+                        "One-way network latency: 200us (constant) or 100us..400us (uniform); default 100us..400us with 1 message in 100 taking up to 5ms"),
+        "--latency");
 }
 
 void add_sweep_options(CLI::App* cmd, SweepFlags& s, const char* seeds_help) {
@@ -96,6 +99,22 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   hash_cmd_->add_option("--faults", hash_.faults, "Profiles, comma separated, or all; or one fault plan")->capture_default_str();
   add_sweep_options(hash_cmd_, hash_.sweep, "Number of seeds (with --first-seed), or a range a..b");
 
+  explore_cmd_ = app.add_subcommand("explore", "Every execution of a small sale within stated bounds: a proof within them, or the shortest counterexample");
+  explore_cmd_->add_option("--variant", explore_.variant, "Design to explore")->required();
+  explore_cmd_->add_option("--faults", explore_.faults,
+                           "The faults that may strike at a fault point, ';' separated, each naming 'here' (the node that reached the point), or 'none'")
+      ->capture_default_str();
+  explore_cmd_->add_option("--max-faults", explore_.max_faults, "At most this many faults per execution (0..3)")->capture_default_str();
+  explore_cmd_->add_option("--points", explore_.points, "Fault points where a fault may strike, comma separated, or all")->capture_default_str();
+  explore_cmd_->add_option("--properties", explore_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
+  explore_cmd_->add_option("--max-executions", explore_.max_executions, "Give up after this many executions (1..100000000)")->capture_default_str();
+  explore_cmd_->add_option("--max-deviations", explore_.max_deviations,
+                           "At most this many scheduling choices differ from the first order (context bounding, 0..1000), or all")
+      ->capture_default_str();
+  explore_cmd_->add_option("--horizon", explore_.horizon, "Virtual-time limit of each execution (1s..720h)")->capture_default_str();
+  explore_cmd_->add_flag("--first", explore_.first, "Stop at the first violating execution instead of looking for the shortest");
+  add_workload_options(explore_cmd_, explore_.workload);
+
   demo_cmd_ = app.add_subcommand("demo", "The kernel demo: buyers read-then-write a stock counter over RPC, with a GC pause");
   demo_cmd_->add_option("--seed", demo_.seed, "Simulation seed")->capture_default_str();
   demo_cmd_->add_option("--buyers", demo_.buyers, "Number of buyers (1..1000)")->capture_default_str();
@@ -118,6 +137,7 @@ void CommandLine::set_defaults() {
   hash_ = HashFlags{};
   hash_.sweep.seeds = "20";
   demo_ = DemoFlags{};
+  explore_ = ExploreFlags{};
 }
 
 std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
@@ -157,6 +177,7 @@ int CommandLine::execute() {
     if (check_cmd_->parsed()) return check_command(check_);
     if (hash_cmd_->parsed()) return hash_command(hash_);
     if (demo_cmd_->parsed()) return demo_command(demo_);
+    if (explore_cmd_->parsed()) return explore_command(explore_);
     return compare_command(compare_);  // the main job, also with `compare`
   } catch (const UsageError& e) {
     fmt::print(stderr, "oversim: {}\n", e.what());

@@ -44,6 +44,7 @@ class CommandLine {
   CLI::App* compare_cmd_ = nullptr;
   CLI::App* hash_cmd_ = nullptr;
   CLI::App* demo_cmd_ = nullptr;
+  CLI::App* explore_cmd_ = nullptr;
   bool check_determinism_ = false;
   std::string list_what_;
   RunFlags run_;
@@ -51,6 +52,7 @@ class CommandLine {
   CompareFlags compare_;
   HashFlags hash_;
   DemoFlags demo_;
+  ExploreFlags explore_;
 };
 
 }  // namespace oversim::cli

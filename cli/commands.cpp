@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "properties/checker.h"
+#include "properties/explore.h"
 #include "sim/determinism.h"
 
 namespace oversim::cli {
@@ -438,6 +439,98 @@ int determinism_command() {
   if (!a.identical) fmt::print("{}\n", a.divergence);
   if (!b.identical) fmt::print("{}\n", b.divergence);
   return a.identical && b.identical ? 0 : 1;
+}
+
+}  // namespace oversim::cli
+
+namespace oversim::cli {
+
+ExploreFlags::ExploreFlags() {
+  workload.buyers = "2";
+  workload.stock = "1";
+  workload.burst_window = "0s";
+  workload.latency = "200us";
+}
+
+int explore_command(const ExploreFlags& f) {
+  const protocols::Design& design = design_flag(f.variant);
+  properties::ExploreOptions o;
+  o.asserted = properties_flag(f.properties);
+  o.base.design = design.name;
+  o.base.workload = to_workload(f.workload);
+  o.base.typed = f.workload.typed;
+  o.base.horizon = duration_flag("--horizon", f.horizon, sim::Duration::s(1), kMaxHorizon);
+  o.max_faults = static_cast<int>(unsigned_flag("--max-faults", f.max_faults, 0, 3));
+  o.max_executions = unsigned_flag("--max-executions", f.max_executions, 1, 100'000'000);
+  o.stop_at_first = f.first;
+  if (f.max_deviations != "all") o.max_deviations = unsigned_flag("--max-deviations", f.max_deviations, 0, 1000);
+  if (o.base.workload.buyers > 8) throw UsageError(fmt::format("--buyers: {} is more than explore covers (1..8): use check for a sale this big", o.base.workload.buyers));
+  if (f.faults != "none") {
+    size_t start = 0;
+    while (start <= f.faults.size()) {
+      const size_t semi = std::min(f.faults.find(';', start), f.faults.size());
+      std::string text = f.faults.substr(start, semi - start);
+      start = semi + 1;
+      while (!text.empty() && text.front() == ' ') text.erase(text.begin());
+      while (!text.empty() && text.back() == ' ') text.pop_back();
+      if (text.empty()) throw UsageError(fmt::format("--faults: '{}' has an empty fault", f.faults));
+      try {
+        // A fault alternative is written without its trigger: the explorer puts it on every point.
+        const sim::FaultPlan plan = sim::FaultPlan::parse("on explore_any " + text);
+        o.faults.push_back(plan.faults.front());
+        sim::FaultPlan one;
+        one.faults.push_back(plan.faults.front());
+        one.resolved(protocols::quantities(o.base.workload));
+      } catch (const sim::FaultPlanError& e) {
+        throw UsageError(fmt::format("--faults: '{}': {}", text, e.what()));
+      }
+    }
+  }
+  std::vector<std::string> known_points = protocols::fault_points();
+  if (f.points != "all") {
+    o.points = list_flag("--points", f.points, known_points);
+    for (const std::string& p : o.points) {
+      if (std::find(known_points.begin(), known_points.end(), p) == known_points.end()) {
+        throw UsageError(fmt::format("--points: unknown fault point '{}' (known: {})", p, join(known_points)));
+      }
+    }
+  }
+  if (o.max_faults > 0 && o.faults.empty()) o.max_faults = 0;
+  fmt::print("oversim explore: variant {}\nbounds: {}\nasserting: {}\n\n", design.name, properties::describe_bounds(o), join(o.asserted));
+  std::fflush(stdout);
+  const properties::ExploreResult r = properties::explore(o);
+  fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "executions");
+  for (const auto& p : properties::catalogue()) {
+    if (p.kind == properties::Kind::sometimes) continue;
+    const bool is_asserted = std::find(o.asserted.begin(), o.asserted.end(), p.name) != o.asserted.end();
+    const auto it = r.counts.find(p.name);
+    const uint64_t n = it == r.counts.end() ? 0 : it->second;
+    fmt::print("{:<26} {:<11} {:<10} {}\n", p.name, properties::to_string(p.kind), is_asserted ? "yes" : "no",
+               n == 0 ? fmt::format("held in {}/{}", r.executions, r.executions) : fmt::format("VIOLATED in {}/{}", n, r.executions));
+  }
+  fmt::print("\nexplored: {} executions{}, {} options left out by the reduction, {} data draws fixed, longest {} choices, {:.2f}s wall\n", r.executions,
+             r.complete ? " (every execution within the bounds)" : r.stopped ? " (stopped at the first violation)" : " (budget reached)", r.pruned,
+             r.fixed_draws, r.longest, static_cast<double>(r.wall_ns) / 1e9);
+  if (!r.counterexample) {
+    if (!r.complete) {
+      fmt::print("verdict: INCOMPLETE: no violation in the {} executions explored, but the bounds have more (raise --max-executions or narrow the bounds); not a proof\n",
+                 r.executions);
+      return 4;
+    }
+    fmt::print("verdict: every asserted property holds for all {} executions within these bounds (exhaustive within the bounds above, not beyond them)\n", r.executions);
+    return 0;
+  }
+  const protocols::Scenario& cx = *r.counterexample;
+  const RunResult shown = properties::run_checked(cx);
+  fmt::print("verdict: VIOLATED in {} of {} executions{}; the shortest counterexample ({} steps):\n", r.violating, r.executions,
+             r.complete ? "" : " explored", shown.outcome.steps);
+  fmt::print("faults: {}\n", cx.faults.empty() ? "none" : cx.faults.to_string());
+  for (const properties::PropertyResult& pr : shown.properties) {
+    if (pr.violated) fmt::print("{} violated at {} step {}: {}\n", pr.property->name, sim::format_instant(pr.violation->at), pr.violation->step, pr.violation->witness);
+  }
+  fmt::print("\nthe events that matter:\n{}", sim::render_text(properties::cut_trace(shown.events)));
+  fmt::print("\nreproduce: {}\n", properties::reproduce_command(cx, o.asserted));
+  return 1;
 }
 
 }  // namespace oversim::cli

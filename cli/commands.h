@@ -60,6 +60,23 @@ struct HashFlags {
   SweepFlags sweep;
 };
 
+// `oversim explore`: every execution of a small sale. Its workload defaults differ from the
+// other commands' (2 buyers, stock 1, arrivals at once, constant 200us latency): the bounds a
+// model checker can cover in seconds.
+struct ExploreFlags {
+  ExploreFlags();
+  std::string variant;
+  std::string faults = "pause here for 1.5x lock-ttl";  // the alternatives, ';' separated
+  std::string max_faults = "1";
+  std::string points = "all";
+  std::string properties;
+  std::string max_executions = "1000000";
+  std::string max_deviations = "all";
+  std::string horizon = kDefaultHorizon;
+  bool first = false;
+  WorkloadFlags workload;
+};
+
 struct DemoFlags {
   std::string seed = "1";
   std::string buyers = "3";
@@ -78,6 +95,7 @@ int check_command(const CheckFlags& flags);
 int compare_command(const CompareFlags& flags);
 int hash_command(const HashFlags& flags);
 int demo_command(const DemoFlags& flags);
+int explore_command(const ExploreFlags& flags);
 int determinism_command();
 
 }  // namespace oversim::cli

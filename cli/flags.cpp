@@ -208,6 +208,14 @@ protocols::Workload to_workload(const WorkloadFlags& f) {
   w.lock_wait = duration_flag("--lock-wait", f.lock_wait, Duration::zero(), kMaxLease);
   w.gateway_timeout = duration_flag("--gateway-timeout", f.gateway_timeout, Duration::ms(1), kMaxLease);
   w.replication_lag = duration_flag("--replication-lag", f.replication_lag, Duration::zero(), kMaxWorkloadSpan);
+  if (!f.latency.empty()) {
+    // One latency (constant) or a range; either way without the default's slow tail.
+    const size_t dots = f.latency.find("..");
+    w.latency_min = duration_flag("--latency", dots == std::string::npos ? f.latency : f.latency.substr(0, dots), Duration::ns(1), kMaxWorkloadSpan);
+    w.latency_max = dots == std::string::npos ? w.latency_min : duration_flag("--latency", f.latency.substr(dots + 2), Duration::ns(1), kMaxWorkloadSpan);
+    if (w.latency_max < w.latency_min) throw UsageError(fmt::format("--latency: '{}' ends below where it starts", f.latency));
+    w.latency_tail = false;
+  }
   return w;
 }
 
@@ -215,6 +223,16 @@ protocols::Search search_flag(const std::string& text, std::string* schedule) {
   protocols::Search s;
   const std::string usage = "random, pct, pct:D with a depth D of 1..20, or swarm";
   if (text == "random") return s;
+  if (text.rfind(protocols::kChoicesPrefix, 0) == 0) {
+    if (schedule == nullptr) throw UsageError(fmt::format("--strategy: a choice list is a run's exact schedule; here give {}", usage));
+    try {
+      protocols::choice_schedule(text);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--strategy: {}", e.what()));
+    }
+    *schedule = text;
+    return s;
+  }
   if (text == "swarm") {
     s.kind = protocols::Search::Kind::swarm;
     return s;

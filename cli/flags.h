@@ -29,6 +29,7 @@ struct WorkloadFlags {
   WorkloadFlags();
   std::string buyers, stock, skus, apps, arrival, burst_window, poisson_mean, retries, double_click, remote_call, lock_ttl, lock_wait,
       gateway_timeout, replication_lag;
+  std::string latency;  // "" : the default model (100us..400us with a tail)
   std::vector<std::string> typed;  // the flags the user typed ("--stock"), in the order typed
 };
 
@@ -67,8 +68,9 @@ std::vector<std::string> properties_flag(const std::string& text);
 const protocols::Design& design_flag(const std::string& name);
 
 protocols::Workload to_workload(const WorkloadFlags& flags);
-// --strategy: random, pct, pct:D (depth 1..20), swarm; `run` also takes pct:D:K, the exact PCT
-// schedule a reproduce line prints (K: the decision estimate), returned in `schedule`.
+// --strategy: random, pct, pct:D (depth 1..20), swarm; `run` also takes the exact schedules a
+// reproduce line prints, returned in `schedule`: pct:D:K (K: the decision estimate) and
+// choices:<values> (a choice list from the explorer or the shrinker).
 protocols::Search search_flag(const std::string& text, std::string* schedule = nullptr);
 // apply_profile, with a plan the profile cannot build for this workload (a lock TTL or a sale
 // window so long that its faults pass the plan limits) reported as a UsageError.

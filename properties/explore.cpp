@@ -46,7 +46,11 @@ Scenario replay_scenario(const RunResult& run) {
 std::string describe_bounds(const ExploreOptions& o) {
   const protocols::Workload& w = o.base.workload;
   std::string faults;
-  for (const sim::Fault& f : o.faults) faults += fmt::format("{}{}", faults.empty() ? "" : "; ", sim::to_string(f));
+  for (const sim::Fault& f : o.faults) {
+    sim::Fault untriggered = f;
+    untriggered.trigger = sim::Trigger{};
+    faults += fmt::format("{}{}", faults.empty() ? "" : "; ", sim::to_string(untriggered));
+  }
   std::string points = "any point";
   if (!o.points.empty()) {
     points.clear();
@@ -58,9 +62,15 @@ std::string describe_bounds(const ExploreOptions& o) {
   const std::string fault_text = o.max_faults == 0 || o.faults.empty()
                                      ? "no faults"
                                      : fmt::format("at most {} fault{} of {{{}}} at {}", o.max_faults, o.max_faults == 1 ? "" : "s", faults, points);
-  return fmt::format("{} buyer{}, stock {}, {} app node{}, arrivals within {}, latency {}, {}; data draws with more than {} options take their first",
-                     w.buyers, w.buyers == 1 ? "" : "s", w.stock, w.app_nodes, w.app_nodes == 1 ? "" : "s", sim::format_duration(w.burst_window),
-                     latency, fault_text, o.data_options);
+  const std::string arrivals = w.arrival == protocols::Arrival::burst && w.burst_window == sim::Duration::zero()
+                                   ? std::string("all arriving at 0")
+                                   : fmt::format("{} arrivals", protocols::to_string(w.arrival));
+  const std::string deviations = o.max_deviations ? fmt::format("at most {} schedule deviation{} from the first order", *o.max_deviations,
+                                                                *o.max_deviations == 1 ? "" : "s")
+                                                  : std::string("any schedule");
+  return fmt::format("{} buyer{}, stock {}, {} app node{}, {}, latency {}, {}, {}; data draws with more than {} options take their first",
+                     w.buyers, w.buyers == 1 ? "" : "s", w.stock, w.app_nodes, w.app_nodes == 1 ? "" : "s", arrivals, latency, fault_text,
+                     deviations, o.data_options);
 }
 
 ExploreResult explore(const ExploreOptions& options) {
@@ -80,7 +90,7 @@ ExploreResult explore(const ExploreOptions& options) {
   std::vector<uint64_t> prefix;
   while (true) {
     if (out.executions >= options.max_executions) break;
-    sim::ExploreStrategy strategy(prefix, options.data_options);
+    sim::ExploreStrategy strategy(prefix, options.data_options, options.max_deviations.value_or(UINT64_MAX));
     RunResult r = run_checked(s, std::make_unique<Lend>(strategy));
     ++out.executions;
     out.longest = std::max(out.longest, r.choices.size());
@@ -122,7 +132,17 @@ ExploreResult explore(const ExploreOptions& options) {
     for (size_t k = 0; k + 1 < i; ++k) prefix.push_back(record[k].value);
     prefix.push_back(*next);
   }
-  if (best) out.counterexample = replay_scenario(*best);
+  if (best) {
+    // The counterexample must replay as the same run without the explorer: same trace, same
+    // violations. Anything else is a bug in oversim, not in the design.
+    Scenario replay = replay_scenario(*best);
+    const RunResult again = run_checked(replay);
+    bool same = again.outcome.trace_hash == best->outcome.trace_hash;
+    for (size_t k = 0; same && k < again.properties.size(); ++k) same = again.properties[k].violated == best->properties[k].violated;
+    if (!same) throw std::logic_error("explore: the counterexample does not replay as the same run from its plan and choice list");
+    replay.keep_trace = true;
+    out.counterexample = replay;
+  }
   out.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count();
   return out;
 }

@@ -29,6 +29,9 @@ struct ExploreOptions {
   std::vector<sim::Fault> faults;        // the alternatives, triggered faults naming `here`
   int max_faults = 1;
   uint64_t data_options = 16;
+  // Schedule and timer choices that may differ from the first option walked (sim::ExploreStrategy);
+  // nullopt: no bound.
+  std::optional<uint64_t> max_deviations;
   uint64_t max_executions = 1'000'000;   // a budget: past it the result says "incomplete"
   std::vector<std::string> asserted = default_asserted();
   bool stop_at_first = false;            // stop at the first violating execution

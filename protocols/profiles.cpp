@@ -335,4 +335,10 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
   return s;
 }
 
+std::vector<std::string> fault_points() {
+  std::vector<std::string> out = kBuyerPoints;
+  out.push_back("write_unreplicated");
+  return out;
+}
+
 }  // namespace oversim::protocols

@@ -48,4 +48,7 @@ Scenario apply_profile(const std::string& profile, Scenario base);
 // decision estimate). Swarm has nothing to vary in a plan: the plan runs as written, uniformly.
 Scenario apply_search(Scenario s);
 
+// Every fault point the protocols and models mark, buyer steps first (docs/architecture.md).
+std::vector<std::string> fault_points();
+
 }  // namespace oversim::protocols

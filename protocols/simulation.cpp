@@ -14,6 +14,14 @@ namespace oversim::protocols {
 
 const char* to_string(Arrival a) { return a == Arrival::burst ? "burst" : "poisson"; }
 
+std::string format_latency(const Workload& w) {
+  std::string out = w.latency_min == w.latency_max ? sim::format_duration(w.latency_min)
+                                                   : fmt::format("{}..{}", sim::format_duration(w.latency_min), sim::format_duration(w.latency_max));
+  // The tail cannot be typed: a line that names one is for reading, not for pasting.
+  if (w.latency_tail) out += fmt::format(" (1/100 of messages take up to {})", sim::format_duration(sim::LatencyModel{}.tail_max));
+  return out;
+}
+
 const char* to_string(BuyResult r) {
   switch (r) {
     case BuyResult::sold: return "sold";
@@ -339,8 +347,8 @@ void Simulation::conductor() {
   history_.sale_ended_at = world_->now();
   // Under the explorer the conductor acts on the world as a whole; it starts a nanosecond after
   // the last buyer, as a timer, so no same-instant step of another fiber races with it unseen
-  // (sim::Footprint).
-  if (scenario_.fault_choices) {
+  // (sim::Footprint). A choice-list replay does the same, so it replays the explorer's run.
+  if (scenario_.fault_choices || choice_schedule(scenario_.schedule)) {
     world_->current_fiber()->footprint = sim::Footprint::everything();
     sim::sleep_for(Duration::ns(1));
   }

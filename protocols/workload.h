@@ -46,4 +46,8 @@ struct Workload {
   friend bool operator==(const Workload&, const Workload&) = default;
 };
 
+// "200us" (constant), "100us..400us" (uniform), with " with a 1/100 tail to 5ms" when the tail
+// is on; `--latency` takes the first two forms (and turns the tail off).
+std::string format_latency(const Workload& w);
+
 }  // namespace oversim::protocols

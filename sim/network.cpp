@@ -25,7 +25,10 @@ void Mailbox::push(Message m) {
 
 Mailbox& Node::mailbox(const std::string& port) {
   auto it = mailboxes_.find(port);
-  if (it == mailboxes_.end()) it = mailboxes_.emplace(port, std::make_unique<Mailbox>()).first;
+  if (it == mailboxes_.end()) {
+    it = mailboxes_.emplace(port, std::make_unique<Mailbox>()).first;
+    it->second->set_id((uint64_t{id_} << 20) | mailboxes_.size());
+  }
   return *it->second;
 }
 
@@ -144,16 +147,36 @@ void Network::transmit(Message m, Duration extra) {
     Instant copy_arrival = arrival_after(copy_latency);
     if (copy_arrival <= arrival) copy_arrival = arrival + Duration::ns(1);
     world_.trace_at(&from, "duplicate", {{"to", to.name()}, {"msg", m.summary}});
-    world_.at(copy_arrival, [this, copy = m]() mutable { deliver(std::move(copy)); }, Footprint::node(m.to));
+    world_.at(copy_arrival, [this, copy = m]() mutable { deliver(std::move(copy)); }, Footprint::everything());
   }
   // A reply touches only the fiber waiting for it (and the network's table of calls, whose
-  // entries are independent); anything else, the destination node.
-  Footprint at_destination = Footprint::node(m.to);
+  // entries are independent); a request, the destination's mailbox and whoever waits on it then.
   if (m.is_reply) {
+    Footprint to_waiter = Footprint::node(m.to);
     auto it = pending_.find(m.rpc_id);
-    if (it != pending_.end() && it->second->waiter != nullptr) at_destination = it->second->waiter->footprint;
+    if (it != pending_.end() && it->second->waiter != nullptr) to_waiter = it->second->waiter->footprint;
+    world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); }, to_waiter);
+    return;
   }
-  world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); }, at_destination);
+  const Mailbox* box = &world_.nodes()[m.to]->mailbox(m.port);
+  world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); }, into_mailbox(*box), &mailbox_footprint, box);
+}
+
+Footprint Network::into_mailbox(const Mailbox& box) {
+  Footprint f;
+  f.global = false;
+  f.nodes = 0;
+  f.mailbox = box.id();
+  return f;
+}
+
+Footprint Network::mailbox_footprint(const void* arg, const Footprint& fixed) {
+  const auto* box = static_cast<const Mailbox*>(arg);
+  const FiberRecord* w = box->waiter();
+  if (w == nullptr) return fixed;
+  Footprint f = w->footprint;
+  f.mailbox = fixed.mailbox;
+  return f;
 }
 
 void Network::deliver(Message m) {

@@ -62,10 +62,14 @@ class Mailbox {
   void push(Message m);
   void clear() { queue_.clear(); }
   size_t size() const { return queue_.size(); }
+  uint64_t id() const { return id_; }                     // unique in the world, for sim::Footprint
+  const FiberRecord* waiter() const { return waiters_.front(); }  // who a push would wake
+  void set_id(uint64_t id) { id_ = id; }
 
  private:
   std::deque<Message> queue_;
   WaitQueue waiters_;
+  uint64_t id_ = 0;
 };
 
 enum class RpcStatus : uint8_t { ok, timed_out };
@@ -128,6 +132,8 @@ class Network {
   void transmit(Message m, Duration extra);
   void deliver(Message m);
   Duration draw_latency(NodeId from, NodeId to);
+  static Footprint into_mailbox(const Mailbox& box);
+  static Footprint mailbox_footprint(const void* arg, const Footprint& fixed);
 
   World& world_;
   NetworkConfig config_;

@@ -18,6 +18,7 @@ const char* to_string(ChoiceKind kind) {
 
 bool dependent(const Footprint& a, const Footprint& b) {
   if (a.global || b.global) return true;
+  if (a.mailbox != 0 && a.mailbox == b.mailbox) return true;
   if (a.group != 0 && a.group == b.group) return true;
   if ((a.nodes & b.nodes) == 0) return false;
   return a.actor == 0 || b.actor == 0 || a.actor == b.actor;
@@ -128,10 +129,16 @@ uint64_t ChoicesStrategy::choose(ChoiceKind, uint64_t bound) {
 
 std::string ChoicesStrategy::describe() const { return fmt::format("choices({} values)", values_.size()); }
 
-ExploreStrategy::ExploreStrategy(std::vector<uint64_t> prefix, uint64_t data_options) : prefix_(std::move(prefix)), data_options_(data_options) {}
+ExploreStrategy::ExploreStrategy(std::vector<uint64_t> prefix, uint64_t data_options, uint64_t max_deviations)
+    : prefix_(std::move(prefix)), data_options_(data_options), max_deviations_(max_deviations) {}
 
 uint64_t ExploreStrategy::take(ChoiceKind kind, std::vector<uint32_t> walk) {
   const size_t i = walked_.size();
+  const bool ordering = kind == ChoiceKind::schedule || kind == ChoiceKind::timer;
+  if (ordering && walk.size() > 1 && deviations_ >= max_deviations_) {
+    reduced_ += walk.size() - 1;
+    walk = std::vector<uint32_t>{walk.front()};
+  }
   uint64_t value = walk.front();
   if (i < prefix_.size()) {
     value = prefix_[i];
@@ -139,6 +146,7 @@ uint64_t ExploreStrategy::take(ChoiceKind kind, std::vector<uint32_t> walk) {
       throw ReplayDivergence(fmt::format("explore: the prefix takes option {} at {} choice #{}, outside the options walked there", value, to_string(kind), i));
     }
   }
+  if (ordering && value != walk.front()) ++deviations_;
   walked_.push_back(std::move(walk));
   return value;
 }

@@ -42,6 +42,11 @@ struct Footprint {
   uint64_t nodes = 0;
   uint32_t group = 0;
   uint32_t actor = 0;
+  // A message delivery into a mailbox (its id, 0 for none): deliveries into one mailbox depend on
+  // each other (their order is the queue's order), but not on what its consumer does meanwhile:
+  // a push and a receive commute (the receiver gets the same message at the same instant either
+  // way). A delivery that wakes a waiting receiver also carries that receiver's footprint.
+  uint64_t mailbox = 0;
   bool global = true;
   // A fiber spawned before the run started that has not yet run: its first step only sets up
   // its waits (a server's loops park on their mailbox or timer, a buyer's gateway until its
@@ -50,7 +55,7 @@ struct Footprint {
   static Footprint everything() { return {}; }
   static Footprint node(uint32_t id, uint32_t group = 0) {
     if (id >= 64) return everything();
-    return Footprint{uint64_t{1} << id, group, 0, false, false};
+    return Footprint{uint64_t{1} << id, group, 0, 0, false, false};
   }
 };
 bool dependent(const Footprint& a, const Footprint& b);
@@ -169,7 +174,10 @@ class ChoicesStrategy final : public Strategy {
 // first; otherwise every option.
 class ExploreStrategy final : public Strategy {
  public:
-  ExploreStrategy(std::vector<uint64_t> prefix, uint64_t data_options);
+  // `max_deviations`: at most this many schedule or timer choices may take an option other than
+  // the first walked (iterative context bounding, Musuvathi and Qadeer, PLDI 2007); past it,
+  // every such choice walks only its first option. UINT64_MAX: no bound.
+  ExploreStrategy(std::vector<uint64_t> prefix, uint64_t data_options, uint64_t max_deviations = UINT64_MAX);
   uint64_t choose(ChoiceKind kind, uint64_t bound) override;
   uint64_t choose_option(ChoiceKind kind, const std::vector<Footprint>& options) override;
   bool wants_footprints() const override { return true; }
@@ -184,6 +192,8 @@ class ExploreStrategy final : public Strategy {
   uint64_t take(ChoiceKind kind, std::vector<uint32_t> walk);
   std::vector<uint64_t> prefix_;
   uint64_t data_options_;
+  uint64_t max_deviations_;
+  uint64_t deviations_ = 0;
   std::vector<std::vector<uint32_t>> walked_;
   uint64_t reduced_ = 0;
   bool quiet_ = false;

@@ -119,7 +119,7 @@ class SimAlgorithm final : public boost::fibers::algo::algorithm_with_properties
           if (std::getenv("OVERSIM_DEBUG_TIES")) {
             std::string d;
             for (context* c : ready_) { const FiberRecord* r = properties(c).record; d += fmt::format(" [{} n={:x} g={} a={} gl={}]", r ? r->name : "?", r ? r->footprint.nodes : 0, r ? r->footprint.group : 0, r ? r->footprint.actor : 0, r ? r->footprint.global : true); }
-            fmt::print("ready at {}:{}\n", format_instant(world_.now_), d);
+            fmt::print("#{} ready at {}:{}\n", world_.choices_.size(), format_instant(world_.now_), d);
           }
           index = static_cast<size_t>(world_.choose_from(ChoiceKind::schedule, ready_.size(), nullptr, &world_.footprints_));
         } else if (world_.strategy_wants_ids_) {
@@ -356,7 +356,7 @@ uint64_t World::spawn_fiber(Node* node, std::string name, std::function<void()> 
   if (node != nullptr) {
     rec->footprint = Footprint::node(node->id(), group);
   } else if (group != 0) {
-    rec->footprint = Footprint{0, group, 0, false, false};
+    rec->footprint = Footprint{0, group, 0, 0, false, false};
   }
   if (!rec->footprint.global) rec->footprint.nodes |= touches;
   rec->footprint.boot = !running_;
@@ -467,6 +467,8 @@ uint32_t World::add_timer(Instant when, FiberRecord* fiber, std::function<void()
   s.fiber = fiber;
   s.callback = std::move(callback);
   s.footprint = fiber != nullptr ? fiber->footprint : Footprint::everything();
+  s.dynamic = nullptr;
+  s.dynamic_arg = nullptr;
   timer_heap_.push_back(TimerEntry{when, seq, slot});
   ++timer_heap_pushes_;
   std::push_heap(timer_heap_.begin(), timer_heap_.end(), [](const TimerEntry& a, const TimerEntry& b) { return later(a, b); });
@@ -502,10 +504,12 @@ void World::clear_fiber_timer(FiberRecord* rec) {
 
 TimerId World::at(Instant when, std::function<void()> callback) { return at(when, std::move(callback), Footprint::everything()); }
 
-TimerId World::at(Instant when, std::function<void()> callback, Footprint footprint) {
+TimerId World::at(Instant when, std::function<void()> callback, Footprint footprint, DynamicFootprint dynamic, const void* dynamic_arg) {
   uint64_t seq = 0;
   const uint32_t slot = add_timer(when, nullptr, std::move(callback), seq);
   timer_slots_[slot].footprint = footprint;
+  timer_slots_[slot].dynamic = dynamic;
+  timer_slots_[slot].dynamic_arg = dynamic_arg;
   return (seq << kSlotBits) | slot;
 }
 
@@ -600,11 +604,14 @@ void World::advance() {
     size_t index = 0;
     if (ties_.size() > 1 && strategy_wants_footprints_) {
       footprints_.clear();
-      for (const TimerEntry& e : ties_) footprints_.push_back(timer_slots_[e.slot].footprint);
+      for (const TimerEntry& e : ties_) {
+        const TimerSlot& t = timer_slots_[e.slot];
+        footprints_.push_back(t.dynamic != nullptr ? t.dynamic(t.dynamic_arg, t.footprint) : t.footprint);
+      }
       if (std::getenv("OVERSIM_DEBUG_TIES")) {
         std::string d;
-        for (const TimerEntry& e : ties_) d += fmt::format(" [{} nodes={:x} g={} gl={}]", timer_slots_[e.slot].fiber ? timer_slots_[e.slot].fiber->name : "cb", timer_slots_[e.slot].footprint.nodes, timer_slots_[e.slot].footprint.group, timer_slots_[e.slot].footprint.global);
-        fmt::print("tie at {}:{}\n", format_instant(now_), d);
+        for (const TimerEntry& e : ties_) d += fmt::format(" [{} nodes={:x} g={} a={} gl={}]", timer_slots_[e.slot].fiber ? timer_slots_[e.slot].fiber->name : "cb", timer_slots_[e.slot].footprint.nodes, timer_slots_[e.slot].footprint.group, timer_slots_[e.slot].footprint.actor, timer_slots_[e.slot].footprint.global);
+        fmt::print("#{} tie at {}:{}\n", choices_.size(), format_instant(now_), d);
       }
       index = static_cast<size_t>(choose_from(ChoiceKind::timer, ties_.size(), nullptr, &footprints_));
     } else if (ties_.size() > 1) {

@@ -157,8 +157,11 @@ class World {
 
   // ---- timers (callbacks run on the scheduler, must not park; they may spawn and wake)
   TimerId at(Instant when, std::function<void()> callback);
-  // A callback that acts only on what `footprint` names (a message delivery: its destination).
-  TimerId at(Instant when, std::function<void()> callback, Footprint footprint);
+  // A callback that acts only on what `footprint` names (a message delivery: its destination);
+  // when `dynamic` is set, the explorer asks it at each choice for the footprint then (a
+  // delivery into a mailbox also touches the receiver it would wake).
+  using DynamicFootprint = Footprint (*)(const void* arg, const Footprint& fixed);
+  TimerId at(Instant when, std::function<void()> callback, Footprint footprint, DynamicFootprint dynamic = nullptr, const void* dynamic_arg = nullptr);
   TimerId after(Duration delay, std::function<void()> callback) { return at(now_ + delay, std::move(callback)); }
   void cancel_timer(TimerId id);
   // Timers pushed onto the heap so far: once per timer (ties are not re-pushed). For tests and
@@ -217,6 +220,8 @@ class World {
     FiberRecord* fiber = nullptr;
     std::function<void()> callback;
     Footprint footprint;              // a callback's (a fiber's timer uses the fiber's)
+    DynamicFootprint dynamic = nullptr;
+    const void* dynamic_arg = nullptr;
     uint32_t tie_index = UINT32_MAX;  // its place in ties_, while it is one of them
   };
   struct TimerEntry {

@@ -43,10 +43,28 @@ TEST(Explore, Measure) {
 }  // namespace oversim
 namespace oversim {
 TEST(Explore, Dump) {
-  properties::ExploreOptions o = bounds("redis_lock_conditional", 2, 0);
+  properties::ExploreOptions o = bounds("redis_lock_conditional", std::getenv("B") ? std::atoi(std::getenv("B")) : 2, 1);
   protocols::Scenario s = o.base;
-  s.fault_choices = protocols::FaultChoices{};
-  sim::ExploreStrategy* raw = new sim::ExploreStrategy({}, 16);
+  s.fault_choices = protocols::FaultChoices{{}, {}, 1};
+  sim::FaultPlan one;
+  one.faults.push_back(o.faults.front());
+  s.fault_choices->faults.push_back(one.resolved(protocols::quantities(s.workload)).faults.front());
+  std::vector<uint64_t> prefix;
+  {
+    auto* raw = new sim::ExploreStrategy({}, 16);
+    const properties::RunResult r = properties::run_checked(s, std::unique_ptr<sim::Strategy>(raw));
+    const int want = std::getenv("K") ? std::atoi(std::getenv("K")) : 1;
+    int seen = 0;
+    for (size_t i = 0; i < r.choices.size(); ++i) {
+      if (r.choices[i].kind == sim::ChoiceKind::fault && ++seen == want) {
+        for (size_t k = 0; k < i; ++k) prefix.push_back(r.choices[k].value);
+        prefix.push_back(1);
+        break;
+      }
+    }
+  }
+  fmt::print("PREFIX {}\n", prefix.size());
+  auto* raw = new sim::ExploreStrategy(prefix, 16);
   const properties::RunResult r = properties::run_checked(s, std::unique_ptr<sim::Strategy>(raw));
   std::string line;
   for (size_t i = 0; i < r.choices.size(); ++i) {
