@@ -114,23 +114,12 @@ ExploreResult explore(const ExploreOptions& options) {
         break;
       }
     }
-    // Backtrack: the deepest choice with an option left to walk.
-    size_t i = record.size();
-    auto next_option = [&](size_t k) -> std::optional<uint64_t> {
-      const std::vector<uint32_t>& w = walked[k];
-      auto it = std::upper_bound(w.begin(), w.end(), record[k].value);
-      if (it == w.end()) return std::nullopt;
-      return *it;
-    };
-    std::optional<uint64_t> next;
-    while (i > 0 && !(next = next_option(i - 1))) --i;
-    if (i == 0) {
+    auto next = sim::next_prefix(sim::values_of(record), walked);
+    if (!next) {
       out.complete = true;
       break;
     }
-    prefix.clear();
-    for (size_t k = 0; k + 1 < i; ++k) prefix.push_back(record[k].value);
-    prefix.push_back(*next);
+    prefix = std::move(*next);
   }
   if (best) {
     // The counterexample must replay as the same run without the explorer: same trace, same

@@ -194,6 +194,18 @@ uint64_t ExploreStrategy::choose_option(ChoiceKind kind, const std::vector<Footp
 
 std::string ExploreStrategy::describe() const { return fmt::format("explore({} prefix values)", prefix_.size()); }
 
+std::optional<std::vector<uint64_t>> next_prefix(const std::vector<uint64_t>& values, const std::vector<std::vector<uint32_t>>& walked) {
+  for (size_t i = std::min(values.size(), walked.size()); i > 0; --i) {
+    const std::vector<uint32_t>& w = walked[i - 1];
+    auto it = std::upper_bound(w.begin(), w.end(), values[i - 1]);
+    if (it == w.end()) continue;
+    std::vector<uint64_t> out(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i - 1));
+    out.push_back(*it);
+    return out;
+  }
+  return std::nullopt;
+}
+
 std::string format_choice_values(const std::vector<uint64_t>& values) {
   std::string out;
   for (size_t i = 0; i < values.size();) {

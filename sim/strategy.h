@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -198,6 +199,11 @@ class ExploreStrategy final : public Strategy {
   uint64_t reduced_ = 0;
   bool quiet_ = false;
 };
+
+// Depth-first backtracking over a run's choices: the values of the run, cut after the deepest
+// choice that has an option left to walk, with that choice moved to its next option; nullopt
+// when every choice took its last option (the tree is done).
+std::optional<std::vector<uint64_t>> next_prefix(const std::vector<uint64_t>& values, const std::vector<std::vector<uint32_t>>& walked);
 
 // "1.0*14.2": values separated by dots, a run of equal values as value*count. Parsing throws
 // std::invalid_argument naming the bad token.

@@ -116,11 +116,6 @@ class SimAlgorithm final : public boost::fibers::algo::algorithm_with_properties
             const FiberRecord* r = properties(c).record;
             world_.footprints_.push_back(r != nullptr ? r->footprint : Footprint::everything());
           }
-          if (std::getenv("OVERSIM_DEBUG_TIES")) {
-            std::string d;
-            for (context* c : ready_) { const FiberRecord* r = properties(c).record; d += fmt::format(" [{} n={:x} g={} a={} gl={}]", r ? r->name : "?", r ? r->footprint.nodes : 0, r ? r->footprint.group : 0, r ? r->footprint.actor : 0, r ? r->footprint.global : true); }
-            fmt::print("#{} ready at {}:{}\n", world_.choices_.size(), format_instant(world_.now_), d);
-          }
           index = static_cast<size_t>(world_.choose_from(ChoiceKind::schedule, ready_.size(), nullptr, &world_.footprints_));
         } else if (world_.strategy_wants_ids_) {
           // A strategy that schedules by fiber (PCT) sees who is ready; the choice is recorded
@@ -607,11 +602,6 @@ void World::advance() {
       for (const TimerEntry& e : ties_) {
         const TimerSlot& t = timer_slots_[e.slot];
         footprints_.push_back(t.dynamic != nullptr ? t.dynamic(t.dynamic_arg, t.footprint) : t.footprint);
-      }
-      if (std::getenv("OVERSIM_DEBUG_TIES")) {
-        std::string d;
-        for (const TimerEntry& e : ties_) d += fmt::format(" [{} nodes={:x} g={} a={} gl={}]", timer_slots_[e.slot].fiber ? timer_slots_[e.slot].fiber->name : "cb", timer_slots_[e.slot].footprint.nodes, timer_slots_[e.slot].footprint.group, timer_slots_[e.slot].footprint.actor, timer_slots_[e.slot].footprint.global);
-        fmt::print("#{} tie at {}:{}\n", choices_.size(), format_instant(now_), d);
       }
       index = static_cast<size_t>(choose_from(ChoiceKind::timer, ties_.size(), nullptr, &footprints_));
     } else if (ties_.size() > 1) {

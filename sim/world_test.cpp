@@ -2,6 +2,7 @@
 #include "sim/world.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -429,6 +430,89 @@ TEST(World, AFiberAlreadyReadyWhenItsNodeIsPausedIsHeldUntilTheResume) {
   });
   ASSERT_EQ(w.run().status, RunStatus::completed);
   EXPECT_EQ(order, (std::vector<std::string>{"c", "a"}));
+}
+
+}  // namespace
+}  // namespace oversim::sim
+
+namespace oversim::sim {
+namespace {
+
+// The explorer's tree over a tiny world, counted by hand. Every fiber waits for the same tick
+// `rounds` times; the fibers a tick wakes are ready together, one scheduling decision among them.
+// Fibers on one node depend on each other, so every order is walked each round: (n!)^rounds
+// executions for n fibers. Fibers on different nodes commute: one execution. Two on one node and
+// one on another: only the pair has an order, 2 per round.
+uint64_t count_executions(const std::vector<int>& node_of, int rounds, std::set<std::string>* orders = nullptr, uint64_t max_deviations = UINT64_MAX) {
+  struct Lend final : Strategy {
+    explicit Lend(ExploreStrategy& s) : s_(s) {}
+    uint64_t choose(ChoiceKind kind, uint64_t bound) override { return s_.choose(kind, bound); }
+    uint64_t choose_option(ChoiceKind kind, const std::vector<Footprint>& o) override { return s_.choose_option(kind, o); }
+    bool wants_footprints() const override { return true; }
+    std::string describe() const override { return s_.describe(); }
+    ExploreStrategy& s_;
+  };
+  std::vector<uint64_t> prefix;
+  uint64_t executions = 0;
+  for (;;) {
+    ExploreStrategy strategy(prefix, 16, max_deviations);
+    World w(WorldConfig{.seed = 1}, std::make_unique<Lend>(strategy));
+    std::vector<Node*> nodes;
+    for (int n = 0; n < 3; ++n) nodes.push_back(&w.add_node(fmt::format("n{}", n)));
+    std::string order;
+    std::vector<std::unique_ptr<Event>> tick;
+    for (int k = 0; k < rounds; ++k) tick.push_back(std::make_unique<Event>());
+    for (size_t f = 0; f < node_of.size(); ++f) {
+      w.spawn(nodes[static_cast<size_t>(node_of[f])], fmt::format("f{}", f), [&, f] {
+        for (int k = 0; k < rounds; ++k) {
+          tick[static_cast<size_t>(k)]->wait();
+          order += static_cast<char>('a' + f);
+        }
+      });
+    }
+    w.spawn(nullptr, "ticker", [&] {
+      for (int k = 0; k < rounds; ++k) {
+        sleep_for(Duration::ms(1));
+        tick[static_cast<size_t>(k)]->set();
+      }
+    });
+    w.run();
+    ++executions;
+    if (orders != nullptr) orders->insert(order);
+    auto next = next_prefix(values_of(w.choices()), strategy.walked());
+    if (!next) return executions;
+    prefix = std::move(*next);
+  }
+}
+
+TEST(Explore, CountsEveryOrderOfDependentFibersAndOneOfIndependentOnes) {
+  std::set<std::string> orders;
+  EXPECT_EQ(count_executions({0, 0}, 2, &orders), 4u);  // (2!)^2
+  EXPECT_EQ(orders, (std::set<std::string>{"abab", "abba", "baab", "baba"}));
+  EXPECT_EQ(count_executions({0, 0, 0}, 1), 6u);        // 3!
+  EXPECT_EQ(count_executions({0, 0, 0}, 2), 36u);       // (3!)^2
+  EXPECT_EQ(count_executions({0, 1, 2}, 3), 1u);
+  EXPECT_EQ(count_executions({0, 0, 1}, 2), 4u);        // the pair's 2, twice
+  // Context bounding: no deviation walks the first order only; one deviation, the first order
+  // plus each single change of it: 1 + 3 for three fibers in one round (the first choice has
+  // two other options, the second one).
+  EXPECT_EQ(count_executions({0, 0, 0}, 1, nullptr, 0), 1u);
+  EXPECT_EQ(count_executions({0, 0, 0}, 1, nullptr, 1), 4u);
+}
+
+TEST(Explore, ChoiceListsRoundTripAndReplayLeniently) {
+  const std::vector<uint64_t> values = {0, 0, 0, 1, 2, 2, 7, 0};
+  EXPECT_EQ(format_choice_values(values), "0*3.1.2.2.7.0");
+  EXPECT_EQ(parse_choice_values(format_choice_values(values)), values);
+  EXPECT_EQ(parse_choice_values(""), std::vector<uint64_t>{});
+  EXPECT_THROW(parse_choice_values("1..2"), std::invalid_argument);
+  EXPECT_THROW(parse_choice_values("1*0"), std::invalid_argument);
+  EXPECT_THROW(parse_choice_values("x"), std::invalid_argument);
+  ChoicesStrategy lenient({5, 1});
+  EXPECT_EQ(lenient.choose(ChoiceKind::schedule, 3), 2u);  // clamped to the last option
+  EXPECT_EQ(lenient.choose(ChoiceKind::timer, 2), 1u);
+  EXPECT_EQ(lenient.choose(ChoiceKind::data, 9), 0u);      // past the list: the first option
+  EXPECT_EQ(lenient.clamped(), 1u);
 }
 
 }  // namespace

@@ -169,5 +169,22 @@ if [ -z "$json" ] || [ -n "$bad" ] || [ "$parsed" != "$objects" ] || [ "$objects
 first=$(printf '%s\n' "$json" | grep -m1 '"kind":"redis"' | jq -r '.fields.cmd')
 if [[ "$first" != SET\ * ]]; then echo "FAIL: the first redis event's cmd is '$first'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
+# explore: a proof within bounds exits 0, a violation 1, bad input 2, a budget that ran out 4;
+# the counterexample's reproduce line replays the violation with `run`.
+expect_violated 0 "" explore --variant redis_lock_conditional
+expect_violated 1 "no_oversell ledger_conservation lock_mutual_exclusion no_lost_update" explore --variant redis_lock_read_modify_write
+expect 4 - explore --variant redis_lock_conditional --max-executions 5
+expect 2 "--max-faults: 4 is out of range" explore --variant redis_lock_conditional --max-faults 4
+expect 2 "unknown fault point 'after_lunch'" explore --variant redis_lock_conditional --points after_lunch
+expect 2 "--buyers: 9 is more than explore covers" explore --variant redis_lock_conditional --buyers 9
+expect 2 "--faults: 'pause here for 2x lunch'" explore --variant redis_lock_conditional --faults 'pause here for 2x lunch'
+expect 2 "--latency: '5ms..1ms' ends below where it starts" explore --variant redis_lock_conditional --latency 5ms..1ms
+expect 2 "choice list" run --variant redis_lock_conditional --strategy 'choices:1.x'
+expect 2 "a choice list is a run's exact schedule" check --variant redis_lock_conditional --strategy 'choices:1'
+repro=$("$oversim" explore --variant redis_lock_plain_del 2>/dev/null | sed -n 's/^reproduce: oversim //p')
+replayed=$(eval "\"\$oversim\" $repro --trace none" 2>/dev/null); status=$?
+if [ -z "$repro" ] || [ "$status" != 1 ] || ! printf '%s\n' "$replayed" | grep -q '^no_oversell .*VIOLATED'; then
+  echo "FAIL: explore's reproduce line '$repro' exited $status without no_oversell VIOLATED"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

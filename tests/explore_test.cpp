@@ -1,6 +1,7 @@
-// The exhaustive explorer: every execution within stated bounds.
-#include <cstdlib>
-
+// The exhaustive explorer on real designs: at the bounds (2-4 buyers, stock 1, one pause
+// longer than the lock TTL at any fault point) it proves the safe designs and finds the unsafe
+// ones' oversell, and what it hands back replays as the same run without it. The counts of a
+// tiny world are pinned by hand in sim/world_test.cpp.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -9,7 +10,7 @@
 namespace oversim {
 namespace {
 
-properties::ExploreOptions bounds(const std::string& design, int buyers, int faults) {
+properties::ExploreOptions bounds(const std::string& design, int buyers, std::optional<uint64_t> deviations = std::nullopt) {
   properties::ExploreOptions o;
   o.base.design = design;
   o.base.workload.buyers = buyers;
@@ -18,59 +19,57 @@ properties::ExploreOptions bounds(const std::string& design, int buyers, int fau
   o.base.workload.latency_min = sim::Duration::us(200);
   o.base.workload.latency_max = sim::Duration::us(200);
   o.base.workload.latency_tail = false;
-  o.faults = sim::FaultPlan::parse("on after_acquire pause here for 1.5x lock-ttl").faults;
-  o.max_faults = faults;
+  o.faults = sim::FaultPlan::parse("on explore_any pause here for 1.5x lock-ttl").faults;
+  o.max_faults = 1;
+  o.max_deviations = deviations;
   return o;
 }
 
-TEST(Explore, Measure) {
-  const int lo = std::getenv("LO") ? std::atoi(std::getenv("LO")) : 2;
-  const int hi = std::getenv("HI") ? std::atoi(std::getenv("HI")) : 3;
-  for (const char* d : {"redis_lock_conditional", "redis_lock_read_modify_write"}) {
-    for (int b = lo; b <= hi; ++b) {
-      for (int f = 1; f <= 1; ++f) {
-        properties::ExploreOptions o = bounds(d, b, f);
-        o.max_executions = std::getenv("MAX") ? std::strtoull(std::getenv("MAX"), nullptr, 10) : 20000;
-        const properties::ExploreResult r = properties::explore(o);
-        fmt::print("{} buyers={} faults={}: executions {} violating {} complete {} longest {} fixed {} wall {:.2f}s\n", d, b, f, r.executions, r.violating,
-                   r.complete, r.longest, r.fixed_draws, static_cast<double>(r.wall_ns) / 1e9);
-      }
+TEST(Explore, ProvesTheConditionalDecrementsAtTwoThreeAndFourBuyers) {
+  for (const char* design : {"redis_lock_conditional", "db_conditional_update"}) {
+    // Two buyers: every execution. Three and four: within a bound on schedule deviations.
+    for (const auto& [buyers, deviations] : std::vector<std::pair<int, std::optional<uint64_t>>>{{2, std::nullopt}, {3, 2}, {4, 1}}) {
+      const properties::ExploreResult r = properties::explore(bounds(design, buyers, deviations));
+      EXPECT_TRUE(r.complete) << design << " " << buyers;
+      EXPECT_FALSE(r.counterexample) << design << " " << buyers << ": " << properties::reproduce_command(*r.counterexample);
+      EXPECT_GT(r.executions, 10u) << design << " " << buyers;
     }
   }
+}
+
+TEST(Explore, FindsTheReadModifyWriteAndPlainDelOversellAtTheSameBounds) {
+  for (const char* design : {"redis_lock_read_modify_write", "redis_lock_plain_del"}) {
+    for (const auto& [buyers, deviations] : std::vector<std::pair<int, std::optional<uint64_t>>>{{2, std::nullopt}, {3, 2}, {4, 1}}) {
+      properties::ExploreOptions o = bounds(design, buyers, deviations);
+      o.stop_at_first = buyers > 2;
+      const properties::ExploreResult r = properties::explore(o);
+      ASSERT_TRUE(r.counterexample) << design << " " << buyers;
+      EXPECT_GT(r.counts.at("no_oversell"), 0u);
+      // The counterexample is a plain scenario: one triggered pause and a choice list.
+      ASSERT_EQ(r.counterexample->faults.faults.size(), 1u);
+      EXPECT_TRUE(r.counterexample->faults.faults.front().triggered());
+      EXPECT_EQ(r.counterexample->schedule.rfind("choices:", 0), 0u);
+      EXPECT_TRUE(properties::run_checked(*r.counterexample).result("no_oversell").violated) << properties::reproduce_command(*r.counterexample);
+    }
+  }
+}
+
+TEST(Explore, EveryExecutionAtTwoBuyersIsCountedAndTheCounterexampleReplays) {
+  // A regression pin (the hand count is the tiny world's): 2 buyers, one pause anywhere.
+  const properties::ExploreResult safe = properties::explore(bounds("redis_lock_conditional", 2));
+  EXPECT_EQ(safe.executions, 512u);
+  const properties::ExploreResult r = properties::explore(bounds("redis_lock_read_modify_write", 2));
+  EXPECT_EQ(r.executions, 576u);
+  EXPECT_EQ(r.violating, 256u);
+  ASSERT_TRUE(r.counterexample);
+  const properties::RunResult a = properties::run_checked(*r.counterexample);
+  const properties::RunResult b = properties::run_checked(*r.counterexample);
+  EXPECT_EQ(a.outcome.hash(), b.outcome.hash());
+  EXPECT_TRUE(a.result("no_oversell").violated);
+  EXPECT_TRUE(a.result("lock_mutual_exclusion").violated);
+  // The shortest: no violating execution explored has fewer steps (it is the one kept).
+  EXPECT_EQ(a.faults_fired, 1u);
 }
 
 }  // namespace
 }  // namespace oversim
-namespace oversim {
-TEST(Explore, Dump) {
-  properties::ExploreOptions o = bounds("redis_lock_conditional", std::getenv("B") ? std::atoi(std::getenv("B")) : 2, 1);
-  protocols::Scenario s = o.base;
-  s.fault_choices = protocols::FaultChoices{{}, {}, 1};
-  sim::FaultPlan one;
-  one.faults.push_back(o.faults.front());
-  s.fault_choices->faults.push_back(one.resolved(protocols::quantities(s.workload)).faults.front());
-  std::vector<uint64_t> prefix;
-  {
-    auto* raw = new sim::ExploreStrategy({}, 16);
-    const properties::RunResult r = properties::run_checked(s, std::unique_ptr<sim::Strategy>(raw));
-    const int want = std::getenv("K") ? std::atoi(std::getenv("K")) : 1;
-    int seen = 0;
-    for (size_t i = 0; i < r.choices.size(); ++i) {
-      if (r.choices[i].kind == sim::ChoiceKind::fault && ++seen == want) {
-        for (size_t k = 0; k < i; ++k) prefix.push_back(r.choices[k].value);
-        prefix.push_back(1);
-        break;
-      }
-    }
-  }
-  fmt::print("PREFIX {}\n", prefix.size());
-  auto* raw = new sim::ExploreStrategy(prefix, 16);
-  const properties::RunResult r = properties::run_checked(s, std::unique_ptr<sim::Strategy>(raw));
-  std::string line;
-  for (size_t i = 0; i < r.choices.size(); ++i) {
-    const auto& c = r.choices[i];
-    if (raw->walked()[i].size() > 1) line += fmt::format("#{}:{}{}/{}w{} ", i, sim::to_string(c.kind)[0], c.value, c.bound, raw->walked()[i].size());
-  }
-  fmt::print("{}\n", line);
-}
-}
