@@ -8,6 +8,8 @@
 
 #include "properties/checker.h"
 #include "properties/explore.h"
+
+#include <chrono>
 #include "sim/determinism.h"
 
 namespace oversim::cli {
@@ -196,7 +198,7 @@ int run_command(const RunFlags& f) {
   fmt::print("oversim run: variant {}, seed {}, faults: {}\nworkload: {}\n", s.design, s.seed, s.faults.empty() ? "none" : s.faults.to_string(),
              describe_workload(s.workload));
   if (f.trace == "text") fmt::print("\n{}", sim::render_text(r.events));
-  if (f.trace == "cut") fmt::print("\n{}", sim::render_text(properties::cut_trace(r.events, 200)));
+  if (f.trace == "cut") fmt::print("\n{}", sim::render_text(properties::cut_trace(r.events, 200, properties::violation_steps(r))));
   fmt::print("\nrun: {} at {} after {} steps; trace hash {}\n", sim::to_string(r.outcome.status), sim::format_instant(r.outcome.end_time),
              r.outcome.steps, sim::format_hash(r.outcome.hash()));
   print_results(r);
@@ -262,19 +264,26 @@ int check_command(const CheckFlags& f) {
   Scenario shown = failure.scenario;
   RunResult shown_run = failure;
   if (!f.no_shrink) {
-    Scenario small = properties::shrink(failure.scenario, failed);
-    if (!(small.workload == failure.scenario.workload) || small.faults.faults.size() != failure.scenario.faults.faults.size()) {
+    const auto started = std::chrono::steady_clock::now();
+    Scenario small = properties::shrink(failure.scenario, failed, kShrinkBudget);
+    const double seconds = static_cast<double>(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count()) / 1e3;
+    if (!(small.workload == failure.scenario.workload) || !(small.faults == failure.scenario.faults) || small.schedule != failure.scenario.schedule) {
       small.keep_trace = true;
       shown = small;
       shown_run = properties::run_checked(small);
-      fmt::print("shrunk to: {}; faults: {}\n", describe_workload(small.workload), small.faults.empty() ? "none" : small.faults.to_string());
+      fmt::print("shrunk in {:.2f}s to: {}; faults: {}; {} protocol events\n", seconds, describe_workload(small.workload),
+                 small.faults.empty() ? "none" : small.faults.to_string(), properties::protocol_events(shown_run.events));
     }
   }
-  for (const auto& name : failed) {
-    const auto& pr = shown_run.result(name);
-    if (pr.violated) fmt::print("{} violated at {} step {}: {}\n", name, sim::format_instant(pr.violation->at), pr.violation->step, pr.violation->witness);
+  // Every property the shown run violates, asserted or not: a shrunk run may break more than
+  // the sweep asserted, and its reproduce line will say so.
+  for (const properties::PropertyResult& pr : shown_run.properties) {
+    if (!pr.violated) continue;
+    const bool is_asserted = std::find(asserted.begin(), asserted.end(), pr.property->name) != asserted.end();
+    fmt::print("{} violated{} at {} step {}: {}\n", pr.property->name, is_asserted ? "" : " (not asserted)", sim::format_instant(pr.violation->at),
+               pr.violation->step, pr.violation->witness);
   }
-  fmt::print("\nthe events that matter:\n{}", sim::render_text(properties::cut_trace(shown_run.events)));
+  fmt::print("\nthe events that matter:\n{}", sim::render_text(properties::cut_trace(shown_run.events, 80, properties::violation_steps(shown_run))));
   fmt::print("\nreproduce: {}\n", properties::reproduce_command(shown, asserted));
   return 1;
 }
@@ -528,7 +537,7 @@ int explore_command(const ExploreFlags& f) {
   for (const properties::PropertyResult& pr : shown.properties) {
     if (pr.violated) fmt::print("{} violated at {} step {}: {}\n", pr.property->name, sim::format_instant(pr.violation->at), pr.violation->step, pr.violation->witness);
   }
-  fmt::print("\nthe events that matter:\n{}", sim::render_text(properties::cut_trace(shown.events)));
+  fmt::print("\nthe events that matter:\n{}", sim::render_text(properties::cut_trace(shown.events, 80, properties::violation_steps(shown))));
   fmt::print("\nreproduce: {}\n", properties::reproduce_command(cx, o.asserted));
   return 1;
 }

@@ -11,6 +11,8 @@
 namespace oversim::cli {
 
 inline const std::string kDefaultHorizon = "600s";
+// Runs a shrink may make (docs/performance.md has what it costs).
+inline constexpr int kShrinkBudget = 600;
 // The search that finds the known bugs in the fewest executions (bench/search_bench.cpp,
 // docs/performance.md).
 inline const std::string kDefaultStrategy = "swarm";

@@ -250,52 +250,234 @@ SweepResult sweep(const SweepOptions& options) {
   return out;
 }
 
+namespace {
+
+// What a shrink step must keep: every property of `properties` the failing run violated, and
+// every situation marked shrink_keeps (how it failed: a lease lost while held, a retry) that it
+// reached.
+struct ShrinkTarget {
+  std::vector<std::string> violated;
+  std::vector<std::string> reached;
+  bool kept_by(const RunResult& r) const {
+    for (const std::string& p : violated) {
+      if (!r.result(p).violated) return false;
+    }
+    for (const std::string& p : reached) {
+      if (!r.result(p).reached) return false;
+    }
+    return true;
+  }
+};
+
+bool is_exact(const std::string& schedule) { return protocols::choice_schedule(schedule).has_value(); }
+
+Scenario with_values(Scenario s, std::vector<uint64_t> values) {
+  while (!values.empty() && values.back() == 0) values.pop_back();
+  s.schedule = std::string(protocols::kChoicesPrefix) + sim::format_choice_values(values);
+  return s;
+}
+
+}  // namespace
+
 Scenario shrink(const Scenario& failing, const std::vector<std::string>& properties, int budget_runs) {
   int runs = 0;
-  auto still_fails = [&](const Scenario& candidate) {
-    if (runs >= budget_runs) return false;
+  auto run = [&](const Scenario& candidate) -> std::optional<RunResult> {
+    if (runs >= budget_runs) return std::nullopt;
     ++runs;
     Scenario s = candidate;
     s.keep_trace = false;
     try {
-      return run_checked(s).violates(properties);
+      return run_checked(s);
     } catch (const std::exception&) {
-      return false;  // e.g. a fault naming an app node that no longer exists
+      return std::nullopt;  // e.g. a fault naming an app node that no longer exists
     }
   };
+  const std::optional<RunResult> original = run(failing);
+  if (!original) return failing;
+  ShrinkTarget target;
+  // The business and liveness properties it broke are what failed; mechanism properties (two
+  // lock holders) are how, and are kept only when nothing else was asserted and broken.
+  std::vector<std::string> broken;
+  for (const std::string& p : properties) {
+    if (!original->result(p).violated) continue;
+    broken.push_back(p);
+    const Property* prop = find_property(p);
+    if (prop != nullptr && prop->category != Category::mechanism) target.violated.push_back(p);
+  }
+  if (broken.empty()) return failing;
+  if (target.violated.empty()) target.violated = broken;
+  for (const PropertyResult& pr : original->properties) {
+    if (pr.property->shrink_keeps && pr.reached) target.reached.push_back(pr.property->name);
+  }
   Scenario best = failing;
+  std::vector<uint64_t> values;  // best's choice list, once it runs from one
+  auto accept = [&](const Scenario& c) {
+    std::optional<RunResult> r = run(c);
+    if (!r || !target.kept_by(*r)) return false;
+    best = c;
+    if (is_exact(best.schedule)) {
+      values = sim::values_of(r->choices);
+      while (!values.empty() && values.back() == 0) values.pop_back();
+    }
+    return true;
+  };
+  // The run as its own choice list: from here on the schedule shrinks too (Hypothesis' idea:
+  // shrink the choices, and let a replay that no longer fits take the first option).
+  if (!is_exact(best.schedule)) accept(with_values(best, sim::values_of(original->choices)));
+  else values = *protocols::choice_schedule(best.schedule);
+
+  const sim::Quantities q = protocols::quantities(best.workload);
   bool changed = true;
   while (changed && runs < budget_runs) {
     changed = false;
+    // Fewer faults.
     for (size_t i = 0; i < best.faults.faults.size(); ++i) {
       Scenario c = best;
       c.faults.faults.erase(c.faults.faults.begin() + static_cast<std::ptrdiff_t>(i));
-      if (still_fails(c)) {
-        best = c;
+      if (accept(c)) {
         changed = true;
         break;
       }
     }
+    // A smaller sale, no client misbehaviour.
     auto try_workload = [&](auto edit) {
       Scenario c = best;
       if (!edit(c.workload)) return;
-      if (still_fails(c)) {
-        best = c;
+      if (accept(c)) {
         changed = true;
+        return;
       }
+      // A smaller sale reaches a point fewer times: the same step with every trigger's
+      // occurrence scaled down with the buyers.
+      if (c.workload.buyers >= best.workload.buyers) return;
+      bool scaled = false;
+      for (sim::Fault& f : c.faults.faults) {
+        if (!f.triggered() || f.trigger.nth <= 1) continue;
+        const auto nth = static_cast<uint64_t>(f.trigger.nth) * static_cast<uint64_t>(c.workload.buyers) / static_cast<uint64_t>(best.workload.buyers);
+        f.trigger.nth = static_cast<uint32_t>(std::max<uint64_t>(1, nth));
+        scaled = true;
+      }
+      if (scaled && accept(c)) changed = true;
     };
     try_workload([](protocols::Workload& w) { return w.double_click.numerator != 0 && ((w.double_click = sim::Ratio::never()), true); });
+    try_workload([](protocols::Workload& w) { return w.max_retries > 1 && ((w.max_retries = 1), true); });
     try_workload([](protocols::Workload& w) { return w.max_retries > 0 && ((w.max_retries = 0), true); });
     try_workload([](protocols::Workload& w) { return w.buyers > 2 && ((w.buyers = w.buyers / 2), true); });
     try_workload([](protocols::Workload& w) { return w.buyers > 1 && ((w.buyers -= 1), true); });
+    try_workload([](protocols::Workload& w) { return w.stock > 1 && ((w.stock = w.stock / 2), true); });
     try_workload([](protocols::Workload& w) { return w.stock > 1 && ((w.stock -= 1), true); });
     try_workload([](protocols::Workload& w) { return w.skus > 1 && ((w.skus -= 1), true); });
     try_workload([](protocols::Workload& w) { return w.app_nodes > 1 && ((w.app_nodes -= 1), true); });
+    // Faults at a moment of the protocol instead of a seed's time, at an earlier occurrence.
+    for (size_t i = 0; i < best.faults.faults.size() && runs < budget_runs; ++i) {
+      const sim::Fault f = best.faults.faults[i];
+      if (!f.triggered() && !f.node.empty() && f.node != sim::kHere) {
+        bool moved = false;
+        for (const std::string& point : protocols::fault_points()) {
+          for (uint32_t nth = 1; nth <= 2 && !moved; ++nth) {
+            Scenario c = best;
+            sim::Fault& g = c.faults.faults[i];
+            g.trigger = sim::Trigger{point, f.node, nth};
+            g.at = sim::Duration::zero();
+            moved = accept(c);
+          }
+          if (moved) break;
+        }
+        changed = changed || moved;
+      }
+      // An earlier occurrence of its point.
+      for (uint32_t nth : {1u, best.faults.faults[i].trigger.nth / 2, best.faults.faults[i].trigger.nth - 1}) {
+        if (!best.faults.faults[i].triggered() || nth < 1 || nth >= best.faults.faults[i].trigger.nth) continue;
+        Scenario c = best;
+        c.faults.faults[i].trigger.nth = nth;
+        if (accept(c)) {
+          changed = true;
+          break;
+        }
+      }
+    }
+    // Lengths and times only once the sale and the plan stop getting smaller: a fault cut to the
+    // shortest that breaks a large sale may no longer break a smaller one.
+    if (changed) continue;
+    for (size_t i = 0; i < best.faults.faults.size() && runs < budget_runs; ++i) {
+      sim::FaultPlan one;
+      one.faults.push_back(best.faults.faults[i]);
+      const sim::Fault resolved = one.resolved(q).faults.front();
+      if (resolved.length > sim::Duration::ms(1)) {
+        // Binary search in whole milliseconds for the shortest length that still fails.
+        int64_t lo = 0, hi = resolved.length.count_ns() / 1'000'000;
+        while (hi - lo > 1 && runs < budget_runs) {
+          const int64_t mid = lo + (hi - lo) / 2;
+          Scenario c = best;
+          sim::Fault& g = c.faults.faults[i];
+          g.scale = sim::Scale{};
+          g.length = sim::Duration::ms(mid);
+          if (accept(c)) {
+            hi = mid;
+            changed = true;
+          } else {
+            lo = mid;
+          }
+        }
+      }
+      if (!best.faults.faults[i].triggered() && best.faults.faults[i].at > sim::Duration::ms(1)) {
+        int64_t lo = 0, hi = best.faults.faults[i].at.count_ns() / 1'000'000;
+        while (hi - lo > 1 && runs < budget_runs) {
+          const int64_t mid = lo + (hi - lo) / 2;
+          Scenario c = best;
+          c.faults.faults[i].at = sim::Duration::ms(mid);
+          if (accept(c)) {
+            hi = mid;
+            changed = true;
+          } else {
+            lo = mid;
+          }
+        }
+      }
+    }
+    if (changed || !is_exact(best.schedule)) continue;
+    // The choice list: a shorter list first (every later choice takes its first option), then
+    // blocks deleted and values set to the first option, largest blocks first.
+    {
+      size_t lo = 0, hi = values.size();
+      while (hi - lo > 1 && runs < budget_runs) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (accept(with_values(best, std::vector<uint64_t>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid))))) {
+          hi = std::min(mid, values.size());
+          changed = true;
+        } else {
+          lo = mid;
+        }
+      }
+    }
+    for (size_t block = 16; block >= 1 && runs < budget_runs; block /= 2) {
+      for (size_t start = 0; start + block <= values.size() && runs < budget_runs;) {
+        bool any = false;
+        for (size_t k = start; k < start + block; ++k) any = any || values[k] != 0;
+        if (!any) {
+          start += block;
+          continue;
+        }
+        std::vector<uint64_t> zeroed = values;
+        std::fill(zeroed.begin() + static_cast<std::ptrdiff_t>(start), zeroed.begin() + static_cast<std::ptrdiff_t>(start + block), 0);
+        if (accept(with_values(best, zeroed))) {
+          changed = true;
+          continue;
+        }
+        std::vector<uint64_t> deleted = values;
+        deleted.erase(deleted.begin() + static_cast<std::ptrdiff_t>(start), deleted.begin() + static_cast<std::ptrdiff_t>(start + block));
+        if (accept(with_values(best, deleted))) {
+          changed = true;
+          continue;
+        }
+        start += block;
+      }
+    }
   }
   return best;
 }
 
-std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& events, size_t limit) {
+std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& events, size_t limit, const std::vector<uint64_t>& keep_steps) {
   auto field = [](const sim::TraceEvent& e, const char* key) -> std::string {
     for (const auto& f : e.fields) {
       if (f.key == key) return f.value;
@@ -303,8 +485,11 @@ std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& event
     return "";
   };
   std::vector<sim::TraceEvent> out;
+  std::vector<bool> must;  // faults and the violations' own events: never cut
   for (const sim::TraceEvent& e : events) {
     bool keep = false;
+    const bool pinned = std::find(keep_steps.begin(), keep_steps.end(), e.step) != keep_steps.end() ||
+                        e.kind == "fault" || e.kind == "fault-skipped";
     if (e.kind == "fault" || e.kind == "pause" || e.kind == "resume" || e.kind == "crash" || e.kind == "restart" || e.kind == "failover" ||
         e.kind == "lock-held" || e.kind == "lock-released" || e.kind == "ack" || e.kind == "unheard" || e.kind == "heal" ||
         e.kind == "fault-skipped") {
@@ -319,16 +504,42 @@ std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& event
       // failed polls of a waiting tryLock are noise.
       keep = cmd.find("lock:") != std::string::npos && cmd.rfind("GET", 0) != 0 && field(e, "reply") != "(nil)";
     }
-    if (keep) out.push_back(e);
+    if (keep || pinned) {
+      out.push_back(e);
+      must.push_back(pinned);
+    }
   }
   if (out.size() > limit) {
-    // Keep the beginning (how it started) and the end (where it broke).
+    // Keep the beginning (how it started), the end (where it broke) and every pinned event; each
+    // run of events left out becomes one "..." line saying how many.
     const size_t head = limit / 4;
-    const size_t tail = limit - head;
-    std::vector<sim::TraceEvent> cut(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(head));
-    cut.push_back(sim::TraceEvent{out[head].at, out[head].step, "", "...", {{"omitted", std::to_string(out.size() - limit)}}});
-    cut.insert(cut.end(), out.end() - static_cast<std::ptrdiff_t>(tail), out.end());
+    const size_t tail_from = out.size() - (limit - head);
+    std::vector<sim::TraceEvent> cut;
+    size_t omitted = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (i < head || i >= tail_from || must[i]) {
+        if (omitted > 0) cut.push_back(sim::TraceEvent{out[i].at, out[i].step, "", "...", {{"omitted", std::to_string(omitted)}}});
+        omitted = 0;
+        cut.push_back(out[i]);
+      } else {
+        ++omitted;
+      }
+    }
     out = std::move(cut);
+  }
+  return out;
+}
+
+size_t protocol_events(const std::vector<sim::TraceEvent>& events) {
+  return static_cast<size_t>(std::count_if(events.begin(), events.end(), [](const sim::TraceEvent& e) {
+    return e.kind == "redis" || e.kind == "sql" || e.kind == "fault";
+  }));
+}
+
+std::vector<uint64_t> violation_steps(const RunResult& run) {
+  std::vector<uint64_t> out;
+  for (const PropertyResult& pr : run.properties) {
+    if (pr.violated && pr.violation) out.push_back(pr.violation->step);
   }
   return out;
 }

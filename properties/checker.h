@@ -108,13 +108,24 @@ struct SweepResult {
 protocols::Scenario scenario_for(const SweepOptions& options, uint64_t seed);
 SweepResult sweep(const SweepOptions& options);
 
-// Greedy shrinking: drop faults, fewer buyers, less stock, fewer app nodes, no client
-// misbehaviour, keeping each change while the run still violates one of `properties`.
+// Shrinking, jointly over the workload, the fault plan and the schedule: drop faults, a smaller
+// sale, no client misbehaviour, faults moved from a time to a fault point, lengths and times
+// cut to the shortest that still fails; then the run's own choice list, cut short and with
+// blocks deleted or set to the first option (a lenient replay, sim::ChoicesStrategy). A step is
+// kept only while the run still violates every one of `properties` the failing run violated
+// and still reaches every shrink_keeps situation it reached (the mechanism).
 protocols::Scenario shrink(const protocols::Scenario& failing, const std::vector<std::string>& properties, int budget_runs = 150);
 
 // The events worth reading for a violation: faults, failovers, lock beliefs, stock writes,
 // order inserts, acknowledgements.
-std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& events, size_t limit = 80);
+// Faults and the events at `keep_steps` (the violations' steps) are always kept, also when the
+// rest is cut to `limit` lines.
+std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& events, size_t limit = 80, const std::vector<uint64_t>& keep_steps = {});
+// Redis commands, SQL statements and faults in a trace: how long a counterexample is to read
+// (notes such as lock beliefs are not counted).
+size_t protocol_events(const std::vector<sim::TraceEvent>& events);
+// The steps of every violation of a run, for cut_trace.
+std::vector<uint64_t> violation_steps(const RunResult& run);
 
 // One line that pins a run: design, label (its profile, or "plan"), seed, run hash (trace and
 // choices), the properties it violated ("-" for none), and the fault plan it ran, separated by

@@ -244,6 +244,13 @@ std::optional<std::string> ambiguous_outcome(const Simulation& s) {
   return std::nullopt;
 }
 
+std::optional<std::string> request_sent_twice(const Simulation& s) {
+  const int64_t retries = s.history().counter("retry.gateway");
+  const int64_t clicks = s.history().counter("click.double");
+  if (retries + clicks == 0) return std::nullopt;
+  return fmt::format("the gateway sent a request again {} time(s) and buyers clicked twice {} time(s)", retries, clicks);
+}
+
 }  // namespace
 
 const std::vector<Property>& catalogue() {
@@ -265,18 +272,22 @@ const std::vector<Property>& catalogue() {
        "no committed read-then-write overwrote a stock change made after its read (a lost update)", no_lost_update},
       {"progress", Kind::eventually, Category::liveness, "when demand >= stock and faults have healed, everything sells (no undersell)",
        progress},
-      {"lease_expired_while_held", Kind::sometimes, Category::coverage, "a client held a lock past its lease", lease_expired_while_held},
+      {"lease_expired_while_held", Kind::sometimes, Category::coverage, "a client held a lock past its lease", lease_expired_while_held, nullptr,
+       true},
       {"sold_out", Kind::sometimes, Category::coverage, "some SKU sold out", sold_out},
       {"lock_contended", Kind::sometimes, Category::coverage, "some buyer waited for the lock", lock_contended},
       {"check_constraint_fired", Kind::sometimes, Category::coverage,
        "CHECK (available >= 0) turned a statement down: the design's own guard let an oversell through to it",
-       check_constraint_fired},
+       check_constraint_fired, nullptr, true},
       {"where_rechecked_after_wait", Kind::sometimes, Category::coverage,
        "a conditional UPDATE waited for the row lock, re-read the committed row and its WHERE turned the buyer away",
-       where_rechecked_after_wait},
+       where_rechecked_after_wait, nullptr, true},
       {"failover_happened", Kind::sometimes, Category::coverage, "Sentinel promoted a replica to primary during the run",
-       failover_happened},
-      {"ambiguous_outcome", Kind::sometimes, Category::coverage, "some purchase ended with an unknown (timed-out) outcome", ambiguous_outcome},
+       failover_happened, nullptr, true},
+      {"ambiguous_outcome", Kind::sometimes, Category::coverage, "some purchase ended with an unknown (timed-out) outcome", ambiguous_outcome,
+       nullptr, true},
+      {"request_sent_twice", Kind::sometimes, Category::coverage, "the same purchase request reached the app twice (a gateway retry or a double click)",
+       request_sent_twice, nullptr, true},
   };
   return all;
 }

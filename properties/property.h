@@ -43,6 +43,9 @@ struct Property {
   // at the end, over the whole history, returning the first offence with its own time and step
   // (cheaper than re-reading the history after every event, and the time is the offence's).
   std::function<std::optional<Offence>(const protocols::Simulation&)> over_history = nullptr;
+  // sometimes: the situation is part of how a failure happens (a lease lost while held, a retry),
+  // so a shrunk counterexample must still reach it when the failing run did.
+  bool shrink_keeps = false;
   bool asserted_by_default() const { return category == Category::business; }
 };
 
