@@ -87,6 +87,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   check_cmd_->add_option("--properties", check_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
   check_cmd_->add_flag("--no-shrink", check_.no_shrink, "Report the failing seed as found, without shrinking it");
   check_cmd_->add_flag("--stop-at-first", check_.stop_at_first, "Stop at the first seed that violates an asserted property; report executions and wall time");
+  check_cmd_->add_option("--json", check_.json, "Also write the result as JSON to this file (the verdict's kind, counts, the counterexample)");
   add_sweep_options(check_cmd_, check_.sweep, "Number of seeds (1..1000000), or a range a..b");
 
   compare_cmd_ = app.add_subcommand("compare", "Every design against every fault profile, as a table");
@@ -112,6 +113,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
                            "At most this many scheduling choices differ from the first order (context bounding, 0..1000), or all")
       ->capture_default_str();
   explore_cmd_->add_option("--horizon", explore_.horizon, "Virtual-time limit of each execution (1s..720h)")->capture_default_str();
+  explore_cmd_->add_option("--json", explore_.json, "Also write the result as JSON to this file (the verdict's kind, bounds, counts, the counterexample)");
   explore_cmd_->add_flag("--first", explore_.first, "Stop at the first violating execution instead of looking for the shortest");
   add_workload_options(explore_cmd_, explore_.workload);
 

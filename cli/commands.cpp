@@ -10,6 +10,10 @@
 #include "properties/explore.h"
 
 #include <chrono>
+#include <fstream>
+#include <functional>
+
+#include <nlohmann/json.hpp>
 #include "sim/determinism.h"
 
 namespace oversim::cli {
@@ -82,6 +86,48 @@ std::string effective_strategy(const Scenario& s, const FaultsChoice& faults, bo
   if (!faults.profile.empty() || s.search.kind != protocols::Search::Kind::swarm) return protocols::to_string(s.search);
   if (typed) fmt::print(stderr, "oversim: --strategy swarm varies where a profile's faults go; this plan runs as written, scheduled uniformly\n");
   return "random";
+}
+
+// --json FILE: the machine-readable result. Every verdict says its kind there as in the text:
+// "exhaustive" (every execution within the stated bounds) or "random" (N executions of a
+// search strategy, not a proof).
+// Fails before any work when the file cannot be written.
+void check_json_path(const std::string& path) {
+  if (path.empty()) return;
+  std::ofstream out(path);
+  if (!out) throw UsageError(fmt::format("--json: cannot write '{}'", path));
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+  if (path.empty()) return;
+  std::ofstream out(path);
+  out << j.dump(2) << "\n";
+  out.close();
+  if (!out) throw UsageError(fmt::format("--json: cannot write '{}'", path));
+}
+
+nlohmann::json properties_json(const std::vector<std::string>& asserted, const std::function<nlohmann::json(const properties::Property&)>& counts) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : properties::catalogue()) {
+    nlohmann::json j = counts(p);
+    j["name"] = p.name;
+    j["kind"] = properties::to_string(p.kind);
+    j["asserted"] = std::find(asserted.begin(), asserted.end(), p.name) != asserted.end();
+    out.push_back(j);
+  }
+  return out;
+}
+
+nlohmann::json counterexample_json(const Scenario& s, const RunResult& r, const std::vector<std::string>& asserted) {
+  nlohmann::json violated = nlohmann::json::array();
+  for (const properties::PropertyResult& pr : r.properties) {
+    if (pr.violated) violated.push_back({{"property", pr.property->name}, {"at_ns", (pr.violation->at - sim::Instant::zero()).count_ns()}, {"step", pr.violation->step}, {"witness", pr.violation->witness}});
+  }
+  return {{"design", s.design},          {"seed", s.seed},
+          {"faults", s.faults.to_string()}, {"schedule", s.schedule},
+          {"buyers", s.workload.buyers},  {"stock", s.workload.stock},
+          {"protocol_events", properties::protocol_events(r.events)},
+          {"violated", violated},         {"reproduce", properties::reproduce_command(s, asserted)}};
 }
 
 // A sweep probes each seed for its own PCT estimate, so an exact `pct:D:K` (a single run's
@@ -210,6 +256,7 @@ int run_command(const RunFlags& f) {
 
 int check_command(const CheckFlags& f) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
+  check_json_path(f.json);
   const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given);
   const unsigned jobs = jobs_flag(f.sweep.jobs);
   const FaultsChoice faults = faults_flag(f.faults);
@@ -250,9 +297,20 @@ int check_command(const CheckFlags& f) {
   fmt::print("searched: {} executions, strategy {}, {:.2f}s wall\n", sw.runs, strategy, static_cast<double>(sw.wall_ns) / 1e9);
   for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in a run: {}\n", e);
   if (!sw.errors.empty()) return 3;
+  nlohmann::json j = {{"command", "check"},
+                      {"variant", f.variant},
+                      {"faults", faults.label()},
+                      {"workload", describe_workload(first.workload)},
+                      {"verdict", {{"kind", "random"}, {"strategy", strategy}, {"executions", sw.runs}, {"seeds", {seeds.first, seeds.last()}},
+                                   {"stopped_at_first", sw.stopped}, {"holds", !sw.first_failure.has_value()}}},
+                      {"properties", properties_json(asserted, [&](const properties::Property& p) {
+                         const properties::PropertyCount& c = sw.counts[p.name];
+                         return p.kind == properties::Kind::sometimes ? nlohmann::json{{"reached", c.reached}} : nlohmann::json{{"violated", c.violated}};
+                       })}};
   if (!sw.first_failure) {
     fmt::print("verdict: every asserted property held in all {} runs: {} random executions with the {} strategy, not a proof for every execution\n",
                sw.runs, sw.runs, strategy);
+    write_json(f.json, j);
     return 0;
   }
   const RunResult& failure = *sw.first_failure;
@@ -285,6 +343,9 @@ int check_command(const CheckFlags& f) {
   }
   fmt::print("\nthe events that matter:\n{}", sim::render_text(properties::cut_trace(shown_run.events, 80, properties::violation_steps(shown_run))));
   fmt::print("\nreproduce: {}\n", properties::reproduce_command(shown, asserted));
+  j["verdict"]["first_failing_seed"] = *sw.first_failing_seed;
+  j["counterexample"] = counterexample_json(shown, shown_run, asserted);
+  write_json(f.json, j);
   return 1;
 }
 
@@ -505,6 +566,7 @@ int explore_command(const ExploreFlags& f) {
     }
   }
   if (o.max_faults > 0 && o.faults.empty()) o.max_faults = 0;
+  check_json_path(f.json);
   fmt::print("oversim explore: variant {}\nbounds: {}\nasserting: {}\n\n", design.name, properties::describe_bounds(o), join(o.asserted));
   std::fflush(stdout);
   const properties::ExploreResult r = properties::explore(o);
@@ -520,7 +582,18 @@ int explore_command(const ExploreFlags& f) {
   fmt::print("\nexplored: {} executions{}, {} options left out by the reduction, {} data draws fixed, longest {} choices, {:.2f}s wall\n", r.executions,
              r.complete ? " (every execution within the bounds)" : r.stopped ? " (stopped at the first violation)" : " (budget reached)", r.pruned,
              r.fixed_draws, r.longest, static_cast<double>(r.wall_ns) / 1e9);
+  nlohmann::json j = {{"command", "explore"},
+                      {"variant", design.name},
+                      {"verdict", {{"kind", "exhaustive"}, {"bounds", properties::describe_bounds(o)}, {"executions", r.executions},
+                                   {"complete", r.complete}, {"stopped_at_first", r.stopped}, {"violating", r.violating},
+                                   {"reduced_options", r.pruned}, {"holds", !r.counterexample.has_value()}}},
+                      {"properties", properties_json(o.asserted, [&](const properties::Property& p) {
+                         if (p.kind == properties::Kind::sometimes) return nlohmann::json::object();  // explore counts no coverage
+                         const auto it = r.counts.find(p.name);
+                         return nlohmann::json{{"violated", it == r.counts.end() ? 0 : it->second}};
+                       })}};
   if (!r.counterexample) {
+    write_json(f.json, j);
     if (!r.complete) {
       fmt::print("verdict: INCOMPLETE: no violation in the {} executions explored, but the bounds have more (raise --max-executions or narrow the bounds); not a proof\n",
                  r.executions);
@@ -539,6 +612,8 @@ int explore_command(const ExploreFlags& f) {
   }
   fmt::print("\nthe events that matter:\n{}", sim::render_text(properties::cut_trace(shown.events, 80, properties::violation_steps(shown))));
   fmt::print("\nreproduce: {}\n", properties::reproduce_command(cx, o.asserted));
+  j["counterexample"] = counterexample_json(cx, shown, o.asserted);
+  write_json(f.json, j);
   return 1;
 }
 

@@ -47,6 +47,7 @@ struct CheckFlags {
   std::string properties;
   bool no_shrink = false;
   bool stop_at_first = false;
+  std::string json;  // a file for the machine-readable result ("" : none)
   SweepFlags sweep;
 };
 
@@ -76,6 +77,7 @@ struct ExploreFlags {
   std::string max_deviations = "all";
   std::string horizon = kDefaultHorizon;
   bool first = false;
+  std::string json;
   WorkloadFlags workload;
 };
 

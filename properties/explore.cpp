@@ -49,7 +49,9 @@ std::string describe_bounds(const ExploreOptions& o) {
   for (const sim::Fault& f : o.faults) {
     sim::Fault untriggered = f;
     untriggered.trigger = sim::Trigger{};
-    faults += fmt::format("{}{}", faults.empty() ? "" : "; ", sim::to_string(untriggered));
+    std::string text = sim::to_string(untriggered);
+    if (text.rfind("at 0 ", 0) == 0) text = text.substr(5);  // it has no time of its own: it strikes at a point
+    faults += fmt::format("{}{}", faults.empty() ? "" : "; ", text);
   }
   std::string points = "any point";
   if (!o.points.empty()) {

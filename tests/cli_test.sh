@@ -186,5 +186,16 @@ replayed=$(eval "\"\$oversim\" $repro --trace none" 2>/dev/null); status=$?
 if [ -z "$repro" ] || [ "$status" != 1 ] || ! printf '%s\n' "$replayed" | grep -q '^no_oversell .*VIOLATED'; then
   echo "FAIL: explore's reproduce line '$repro' exited $status without no_oversell VIOLATED"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
+# --json: the verdict's kind, machine-readable.
+tmpjson=$(mktemp)
+"$oversim" explore --variant redis_lock_conditional --json "$tmpjson" >/dev/null 2>&1
+kind=$(jq -r '.verdict.kind + " " + (.verdict.complete|tostring) + " " + (.verdict.holds|tostring)' "$tmpjson" 2>/dev/null)
+if [ "$kind" != "exhaustive true true" ]; then echo "FAIL: explore --json verdict: '$kind'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+"$oversim" check --variant redis_lock_read_modify_write --faults gc-pause --seeds 20 --strategy random --json "$tmpjson" >/dev/null 2>&1
+kind=$(jq -r '.verdict.kind + " " + (.verdict.holds|tostring) + " " + (.counterexample.buyers|tostring)' "$tmpjson" 2>/dev/null)
+if [ "$kind" != "random false 2" ]; then echo "FAIL: check --json verdict: '$kind'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+rm -f "$tmpjson"
+expect 2 "--json: cannot write" check --variant db_conditional_update --seeds 1 --json /nonexistent/dir/out.json
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
