@@ -574,7 +574,8 @@ std::string scenario_flags(const Scenario& s) {
   std::string cmd;
   static const sim::Duration default_horizon = Scenario{}.horizon;
   if (s.horizon != default_horizon) cmd += fmt::format(" --horizon {}", sim::format_duration(s.horizon));
-  if (s.schedule != "random") cmd += fmt::format(" --strategy {}", s.schedule);
+  // A choice list may hold '*' (a run of equal values): quoted, so no shell globs it.
+  if (s.schedule != "random") cmd += s.schedule.find('*') != std::string::npos ? fmt::format(" --strategy '{}'", s.schedule) : fmt::format(" --strategy {}", s.schedule);
   if (w.buyers != d.buyers) cmd += fmt::format(" --buyers {}", w.buyers);
   if (w.stock != d.stock) cmd += fmt::format(" --stock {}", w.stock);
   if (w.skus != d.skus) cmd += fmt::format(" --skus {}", w.skus);

@@ -236,7 +236,7 @@ std::vector<uint64_t> parse_choice_values(const std::string& text) {
     const uint64_t value = number(token, token.substr(0, star));
     uint64_t count = 1;
     if (star != std::string::npos) count = number(token, token.substr(star + 1));
-    if (count == 0 || count > 10'000'000 || out.size() + count > 10'000'000) {
+    if (count == 0 || count > 1'000'000 || out.size() + count > 1'000'000) {
       throw std::invalid_argument(fmt::format("choice list: '{}' repeats a value 0 or too many times", token));
     }
     out.insert(out.end(), count, value);

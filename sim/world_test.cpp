@@ -500,6 +500,46 @@ TEST(Explore, CountsEveryOrderOfDependentFibersAndOneOfIndependentOnes) {
   EXPECT_EQ(count_executions({0, 0, 0}, 1, nullptr, 1), 4u);
 }
 
+// Two messages from different nodes reach one mailbox at the same instant while its consumer is
+// busy: the order they queue in is walked both ways (2 executions). The consumer's own step at
+// that instant commutes with the deliveries and adds nothing.
+TEST(Explore, DeliveriesIntoOneMailboxAreOrderedBothWays) {
+  struct Lend final : Strategy {
+    explicit Lend(ExploreStrategy& s) : s_(s) {}
+    uint64_t choose(ChoiceKind kind, uint64_t bound) override { return s_.choose(kind, bound); }
+    uint64_t choose_option(ChoiceKind kind, const std::vector<Footprint>& o) override { return s_.choose_option(kind, o); }
+    bool wants_footprints() const override { return true; }
+    std::string describe() const override { return s_.describe(); }
+    ExploreStrategy& s_;
+  };
+  std::vector<uint64_t> prefix;
+  std::set<std::string> orders;
+  uint64_t executions = 0;
+  for (;;) {
+    ExploreStrategy strategy(prefix, 16);
+    World w(WorldConfig{.seed = 1}, std::make_unique<Lend>(strategy));
+    w.network().config().latency = LatencyModel{Duration::ms(1), Duration::ms(1), Ratio::never(), Duration::ms(1)};
+    Node& a = w.add_node("a");
+    Node& b = w.add_node("b");
+    Node& c = w.add_node("c");
+    std::string order;
+    w.spawn(&a, "send-a", [&] { w.network().send(a, c, "p", std::string("a"), "a"); });
+    w.spawn(&b, "send-b", [&] { w.network().send(b, c, "p", std::string("b"), "b"); });
+    w.spawn(&c, "consumer", [&] {
+      sleep_for(Duration::ms(1));  // busy when both arrive
+      for (int k = 0; k < 2; ++k) order += std::any_cast<std::string>(c.mailbox("p").receive()->body);
+    });
+    w.run();
+    ++executions;
+    orders.insert(order);
+    auto next = next_prefix(values_of(w.choices()), strategy.walked());
+    if (!next) break;
+    prefix = std::move(*next);
+  }
+  EXPECT_EQ(orders, (std::set<std::string>{"ab", "ba"}));
+  EXPECT_EQ(executions, 2u);
+}
+
 TEST(Explore, ChoiceListsRoundTripAndReplayLeniently) {
   const std::vector<uint64_t> values = {0, 0, 0, 1, 2, 2, 7, 0};
   EXPECT_EQ(format_choice_values(values), "0*3.1.2.2.7.0");
