@@ -23,6 +23,7 @@ properties::ExploreOptions bounds(const std::string& design, int buyers, std::op
   o.faults = sim::FaultPlan::parse("on explore_any pause here for 1.5x lock-ttl").faults;
   o.max_faults = 1;
   o.max_deviations = deviations;
+  o.max_executions = 20'000;  // a tree that blew up fails as incomplete instead of running for hours
   return o;
 }
 
