@@ -151,6 +151,10 @@ void Network::transmit(Message m, Duration extra) {
   }
   // A reply touches only the fiber waiting for it (and the network's table of calls, whose
   // entries are independent); a request, the destination's mailbox and whoever waits on it then.
+  if (!world_.wants_footprints()) {
+    world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); });
+    return;
+  }
   if (m.is_reply) {
     Footprint to_waiter = Footprint::node(m.to);
     auto it = pending_.find(m.rpc_id);

@@ -137,6 +137,8 @@ class World {
   // fibers onto the nodes in `touches` (bit i: node id i): what the explorer's reduction must
   // know (sim::Footprint). A fiber with no node and no group may touch anything.
   uint64_t spawn_in_group(Node* node, std::string name, std::function<void()> body, uint32_t group, uint64_t touches = 0);
+  // True when the strategy reads footprints (the explorer): models skip computing them otherwise.
+  bool wants_footprints() const { return strategy_wants_footprints_; }
   // The current fiber touches only its own part (actor, 1..) of its node's state: for the
   // explorer's reduction (sim::Footprint). Call before its first wait.
   void declare_actor(uint32_t actor);
