@@ -12,24 +12,6 @@ namespace oversim::properties {
 
 using protocols::Scenario;
 
-namespace {
-
-// The world owns its strategy; the explorer keeps its own and lends it through this.
-class Lend final : public sim::Strategy {
- public:
-  explicit Lend(sim::ExploreStrategy& s) : s_(s) {}
-  uint64_t choose(sim::ChoiceKind kind, uint64_t bound) override { return s_.choose(kind, bound); }
-  uint64_t choose_option(sim::ChoiceKind kind, const std::vector<sim::Footprint>& options) override { return s_.choose_option(kind, options); }
-  bool wants_footprints() const override { return true; }
-  void points_closed() override { s_.points_closed(); }
-  std::string describe() const override { return s_.describe(); }
-
- private:
-  sim::ExploreStrategy& s_;
-};
-
-}  // namespace
-
 Scenario replay_scenario(const RunResult& run) {
   Scenario s = run.scenario;
   s.fault_choices.reset();
@@ -93,7 +75,7 @@ ExploreResult explore(const ExploreOptions& options) {
   while (true) {
     if (out.executions >= options.max_executions) break;
     sim::ExploreStrategy strategy(prefix, options.data_options, options.max_deviations.value_or(UINT64_MAX));
-    RunResult r = run_checked(s, std::make_unique<Lend>(strategy));
+    RunResult r = run_checked(s, std::make_unique<sim::LentStrategy>(strategy));
     ++out.executions;
     out.longest = std::max(out.longest, r.choices.size());
     out.pruned += strategy.reduced();

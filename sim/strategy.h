@@ -200,6 +200,23 @@ class ExploreStrategy final : public Strategy {
   bool quiet_ = false;
 };
 
+// A strategy the caller keeps (to read what it recorded after the run) lent to a World, which
+// owns the strategy it is given: every call is forwarded.
+class LentStrategy final : public Strategy {
+ public:
+  explicit LentStrategy(Strategy& s) : s_(s) {}
+  uint64_t choose(ChoiceKind kind, uint64_t bound) override { return s_.choose(kind, bound); }
+  uint64_t choose_fiber(const std::vector<uint64_t>& ready) override { return s_.choose_fiber(ready); }
+  bool wants_fiber_ids() const override { return s_.wants_fiber_ids(); }
+  uint64_t choose_option(ChoiceKind kind, const std::vector<Footprint>& options) override { return s_.choose_option(kind, options); }
+  bool wants_footprints() const override { return s_.wants_footprints(); }
+  void points_closed() override { s_.points_closed(); }
+  std::string describe() const override { return s_.describe(); }
+
+ private:
+  Strategy& s_;
+};
+
 // Depth-first backtracking over a run's choices: the values of the run, cut after the deepest
 // choice that has an option left to walk, with that choice moved to its next option; nullopt
 // when every choice took its last option (the tree is done).

@@ -444,19 +444,11 @@ namespace {
 // executions for n fibers. Fibers on different nodes commute: one execution. Two on one node and
 // one on another: only the pair has an order, 2 per round.
 uint64_t count_executions(const std::vector<int>& node_of, int rounds, std::set<std::string>* orders = nullptr, uint64_t max_deviations = UINT64_MAX) {
-  struct Lend final : Strategy {
-    explicit Lend(ExploreStrategy& s) : s_(s) {}
-    uint64_t choose(ChoiceKind kind, uint64_t bound) override { return s_.choose(kind, bound); }
-    uint64_t choose_option(ChoiceKind kind, const std::vector<Footprint>& o) override { return s_.choose_option(kind, o); }
-    bool wants_footprints() const override { return true; }
-    std::string describe() const override { return s_.describe(); }
-    ExploreStrategy& s_;
-  };
   std::vector<uint64_t> prefix;
   uint64_t executions = 0;
   for (;;) {
     ExploreStrategy strategy(prefix, 16, max_deviations);
-    World w(WorldConfig{.seed = 1}, std::make_unique<Lend>(strategy));
+    World w(WorldConfig{.seed = 1}, std::make_unique<LentStrategy>(strategy));
     std::vector<Node*> nodes;
     for (int n = 0; n < 3; ++n) nodes.push_back(&w.add_node(fmt::format("n{}", n)));
     std::string order;
@@ -504,20 +496,12 @@ TEST(Explore, CountsEveryOrderOfDependentFibersAndOneOfIndependentOnes) {
 // busy: the order they queue in is walked both ways (2 executions). The consumer's own step at
 // that instant commutes with the deliveries and adds nothing.
 TEST(Explore, DeliveriesIntoOneMailboxAreOrderedBothWays) {
-  struct Lend final : Strategy {
-    explicit Lend(ExploreStrategy& s) : s_(s) {}
-    uint64_t choose(ChoiceKind kind, uint64_t bound) override { return s_.choose(kind, bound); }
-    uint64_t choose_option(ChoiceKind kind, const std::vector<Footprint>& o) override { return s_.choose_option(kind, o); }
-    bool wants_footprints() const override { return true; }
-    std::string describe() const override { return s_.describe(); }
-    ExploreStrategy& s_;
-  };
   std::vector<uint64_t> prefix;
   std::set<std::string> orders;
   uint64_t executions = 0;
   for (;;) {
     ExploreStrategy strategy(prefix, 16);
-    World w(WorldConfig{.seed = 1}, std::make_unique<Lend>(strategy));
+    World w(WorldConfig{.seed = 1}, std::make_unique<LentStrategy>(strategy));
     w.network().config().latency = LatencyModel{Duration::ms(1), Duration::ms(1), Ratio::never(), Duration::ms(1)};
     Node& a = w.add_node("a");
     Node& b = w.add_node("b");
