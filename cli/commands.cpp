@@ -566,6 +566,7 @@ int explore_command(const ExploreFlags& f) {
     }
   }
   if (o.max_faults > 0 && o.faults.empty()) o.max_faults = 0;
+  if (auto problem = properties::explore_problem(o)) throw UsageError(*problem);
   check_json_path(f.json);
   fmt::print("oversim explore: variant {}\nbounds: {}\nasserting: {}\n\n", design.name, properties::describe_bounds(o), join(o.asserted));
   std::fflush(stdout);

@@ -57,8 +57,26 @@ std::string describe_bounds(const ExploreOptions& o) {
                      deviations, o.data_options);
 }
 
+std::optional<std::string> explore_problem(const ExploreOptions& o) {
+  const protocols::Workload& w = o.base.workload;
+  if (!o.base.faults.empty()) return std::string("the sale has a fault plan; give the faults as alternatives (--faults) instead");
+  if (w.latency_min != w.latency_max || w.latency_tail) {
+    return fmt::format("--latency {} is a range: the explorer would run only its lower end; give one latency (for example 200us)", protocols::format_latency(w));
+  }
+  if (w.arrival != protocols::Arrival::burst) return std::string("--arrival poisson draws its gaps: the explorer would run only one; use burst arrivals");
+  if (w.burst_window != sim::Duration::zero()) {
+    return fmt::format("--burst-window {} draws each arrival in a window: the explorer would run only its start; use --burst-window 0",
+                       sim::format_duration(w.burst_window));
+  }
+  if (w.double_click.numerator != 0 && w.double_click.numerator < w.double_click.denominator && w.double_click.denominator > o.data_options) {
+    return fmt::format("--double-click {} has more outcomes than the explorer walks ({}); give a share like 1/2 or 1/4", sim::format_ratio(w.double_click),
+                       o.data_options);
+  }
+  return std::nullopt;
+}
+
 ExploreResult explore(const ExploreOptions& options) {
-  if (!options.base.faults.empty()) throw std::invalid_argument("explore: the base scenario has a fault plan; give the faults as alternatives");
+  if (auto problem = explore_problem(options)) throw std::invalid_argument(fmt::format("explore: {}", *problem));
   const auto started = std::chrono::steady_clock::now();
   ExploreResult out;
   Scenario s = options.base;

@@ -52,6 +52,12 @@ struct ExploreResult {
   int64_t wall_ns = 0;
 };
 
+// Why the explorer cannot cover `options` as asked, or nullopt: a workload whose draws it would
+// hold at their first option and so silently change (a latency range, arrivals spread over a
+// window or Poisson, a double-click share with more than `data_options` outcomes), or a plan.
+std::optional<std::string> explore_problem(const ExploreOptions& options);
+
+// Throws std::invalid_argument with explore_problem's reason.
 ExploreResult explore(const ExploreOptions& options);
 
 // The scenario that replays `run` (made with fault choices) without them.

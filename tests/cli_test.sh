@@ -179,6 +179,9 @@ expect 2 "unknown fault point 'after_lunch'" explore --variant redis_lock_condit
 expect 2 "--buyers: 9 is more than explore covers" explore --variant redis_lock_conditional --buyers 9
 expect 2 "--faults: 'pause here for 2x lunch'" explore --variant redis_lock_conditional --faults 'pause here for 2x lunch'
 expect 2 "--latency: '5ms..1ms' ends below where it starts" explore --variant redis_lock_conditional --latency 5ms..1ms
+expect 2 "the explorer would run only its lower end" explore --variant redis_lock_conditional --latency 100us..400us
+expect 2 "use --burst-window 0" explore --variant redis_lock_conditional --burst-window 5ms
+expect 2 "--double-click 1/100 has more outcomes" explore --variant redis_lock_conditional --double-click 1/100
 expect 2 "choice list" run --variant redis_lock_conditional --strategy 'choices:1.x'
 expect 2 "a choice list is a run's exact schedule" check --variant redis_lock_conditional --strategy 'choices:1'
 repro=$("$oversim" explore --variant redis_lock_plain_del 2>/dev/null | sed -n 's/^reproduce: oversim //p')
