@@ -77,7 +77,7 @@ std::optional<std::string> explore_problem(const ExploreOptions& o) {
 
 ExploreResult explore(const ExploreOptions& options) {
   if (auto problem = explore_problem(options)) throw std::invalid_argument(fmt::format("explore: {}", *problem));
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = std::chrono::steady_clock::now();  // wall time, reported only
   ExploreResult out;
   Scenario s = options.base;
   s.keep_trace = false;
