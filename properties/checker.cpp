@@ -272,8 +272,7 @@ struct ShrinkTarget {
 bool is_exact(const std::string& schedule) { return protocols::choice_schedule(schedule).has_value(); }
 
 Scenario with_values(Scenario s, std::vector<uint64_t> values) {
-  while (!values.empty() && values.back() == 0) values.pop_back();
-  s.schedule = std::string(protocols::kChoicesPrefix) + sim::format_choice_values(values);
+  s.schedule = protocols::choices_schedule(std::move(values));
   return s;
 }
 

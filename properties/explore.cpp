@@ -20,8 +20,7 @@ Scenario replay_scenario(const RunResult& run) {
   for (const sim::Choice& c : run.choices) {
     if (c.kind != sim::ChoiceKind::fault) values.push_back(c.value);
   }
-  while (!values.empty() && values.back() == 0) values.pop_back();  // past the list, every choice is 0
-  s.schedule = std::string(protocols::kChoicesPrefix) + sim::format_choice_values(values);
+  s.schedule = protocols::choices_schedule(std::move(values));
   return s;
 }
 

@@ -49,6 +49,11 @@ std::optional<std::vector<uint64_t>> choice_schedule(const std::string& schedule
   return sim::parse_choice_values(schedule.substr(std::string_view(kChoicesPrefix).size()));
 }
 
+std::string choices_schedule(std::vector<uint64_t> values) {
+  while (!values.empty() && values.back() == 0) values.pop_back();
+  return std::string(kChoicesPrefix) + sim::format_choice_values(values);
+}
+
 std::optional<PctSchedule> parse_schedule(const std::string& schedule) {
   if (schedule == "random") return std::nullopt;
   if (choice_schedule(schedule)) return std::nullopt;
@@ -197,7 +202,11 @@ Simulation::Simulation(const Scenario& scenario, const Design& design, std::uniq
   config.inline_timers = scenario_.inline_timers;
   std::unique_ptr<sim::Strategy> strategy;
   if (auto pct = parse_schedule(scenario_.schedule)) strategy = std::make_unique<sim::PctStrategy>(scenario_.seed, pct->depth, pct->decisions);
-  if (auto values = choice_schedule(scenario_.schedule)) strategy = std::make_unique<sim::ChoicesStrategy>(std::move(*values));
+  if (auto values = choice_schedule(scenario_.schedule)) {
+    strategy = std::make_unique<sim::ChoicesStrategy>(std::move(*values));
+    explorer_run_ = true;
+  }
+  if (scenario_.fault_choices) explorer_run_ = true;
   if (given) strategy = std::move(given);
   world_ = std::make_unique<sim::World>(config, std::move(strategy));
   sim::LatencyModel& latency = world_->network().config().latency;
@@ -348,7 +357,7 @@ void Simulation::conductor() {
   // Under the explorer the conductor acts on the world as a whole; it starts a nanosecond after
   // the last buyer, as a timer, so no same-instant step of another fiber races with it unseen
   // (sim::Footprint). A choice-list replay does the same, so it replays the explorer's run.
-  if (scenario_.fault_choices || choice_schedule(scenario_.schedule)) {
+  if (explorer_run_) {
     world_->current_fiber()->footprint = sim::Footprint::everything();
     sim::sleep_for(Duration::ns(1));
   }

@@ -199,6 +199,7 @@ class Simulation {
   uint64_t tokens_ = 0;
   std::vector<sim::Fault> chosen_faults_;
   bool may_crash_ = true;  // some fault of the run is not a pause (see buyer())
+  bool explorer_run_ = false;  // fault choices or a choice-list schedule (see conductor())
 };
 
 // Why `scenario` cannot run as asked, or nullopt: an invalid plan, a scaled length naming an
@@ -219,6 +220,9 @@ std::optional<PctSchedule> parse_schedule(const std::string& schedule);
 // std::invalid_argument for a malformed list.
 std::optional<std::vector<uint64_t>> choice_schedule(const std::string& schedule);
 inline constexpr const char* kChoicesPrefix = "choices:";
+// The "choices:<values>" schedule of a choice list, without its trailing 0s (past the list
+// every choice takes 0 anyway).
+std::string choices_schedule(std::vector<uint64_t> values);
 
 // The workload quantities a fault plan's lengths may scale ("2x lock-ttl"): lock-ttl, lock-wait,
 // lock-retry, remote-call, gateway-timeout, replication-lag, burst-window.
