@@ -117,16 +117,16 @@ std::optional<Offence> first_foreign_unlock(const Simulation& s) {
   std::map<std::pair<std::string, std::string>, const protocols::LockBelief*> by_key_token;
   for (const auto& b : s.history().locks) by_key_token.emplace(std::pair{b.key, b.token}, &b);
   std::optional<Offence> first;
-  for (size_t i = 0; i < s.redis().size(); ++i) {
-    for (const auto& r : s.redis().server(i).removals()) {
-      if (first && !(r.at < first->at)) continue;
-      auto it = by_key_token.find({r.key, r.value});
-      if (it == by_key_token.end()) continue;
-      const protocols::LockBelief& b = *it->second;
-      if (b.acquired <= r.at && r.at < b.released) {
-        first = Offence{r.at, r.step, fmt::format("a DEL from {} at {} removed {} while {} (token {}) still believed it held it", r.from,
-                                                  sim::format_instant(r.at), r.key, b.holder, b.token)};
-      }
+  std::vector<protocols::LockRemoval> removals;
+  for (const auto& service : s.services()) service->removals(removals);
+  for (const auto& r : removals) {
+    if (first && !(r.at < first->at)) continue;
+    auto it = by_key_token.find({r.key, r.value});
+    if (it == by_key_token.end()) continue;
+    const protocols::LockBelief& b = *it->second;
+    if (b.acquired <= r.at && r.at < b.released) {
+      first = Offence{r.at, r.step, fmt::format("a DEL from {} at {} removed {} on {} while {} (token {}) still believed it held it", r.from,
+                                                sim::format_instant(r.at), r.key, r.server, b.holder, b.token)};
     }
   }
   return first;
@@ -154,9 +154,10 @@ std::optional<std::string> where_rechecked_after_wait(const Simulation& s) {
 }
 
 std::optional<std::string> failover_happened(const Simulation& s) {
-  const redis::Sentinel* sentinel = s.redis().sentinel();
-  if (sentinel == nullptr || sentinel->epoch() == 0) return std::nullopt;
-  return fmt::format("Sentinel promoted a replica {} time(s); {} is the primary", sentinel->epoch(), sentinel->current_primary());
+  for (const auto& service : s.services()) {
+    if (auto t = service->takeover()) return t;
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> ledger_conservation(const Simulation& s) {

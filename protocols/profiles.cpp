@@ -67,53 +67,88 @@ using Faults = std::vector<std::string>;  // the lines of one fault (a crash and
 
 // Every draw into its own named local, in this order: C++ leaves the order in which a call's
 // arguments are evaluated open, and g++ and clang++ differ (docs/architecture.md).
+//
+// Faults name roles (protocols/services.h), never a service's node names: `r.lock_node` is the
+// Redis primary for "redis" and the first master for "redlock".
 
-Faults gc_pause(Placer& pl) {
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += out.empty() ? n : "," + n;
+  return out;
+}
+
+Faults gc_pause(Placer& pl, const Roles&) {
   const std::string on = pl.trigger(kBuyerPoints);
   if (on.empty()) return {};
   const int64_t milli = pl.prng().between(1100, 2000);
   return {fmt::format("{} pause here for {} lock-ttl", on, sim::format_multiple(milli))};
 }
 
-Faults failover(Placer& pl) {
+Faults failover(Placer& pl, const Roles& r) {
   // Right after the primary answered a write its replica lacks alone (nothing else is lost), or
   // right after a buyer acquired its lock (the key, and maybe the release before it, is lost: the
   // replica then holds a stale lock, a liveness fault).
   const std::string on = pl.trigger({"write_unreplicated", "after_acquire"});
   if (on.empty()) return {};
-  const std::string where = on.find("write_unreplicated") != std::string::npos ? " in redis-1" : "";
-  return {fmt::format("{}{} crash redis-1", on, where), fmt::format("{}{} after 3s restart redis-1", on, where)};
+  const std::string where = on.find("write_unreplicated") != std::string::npos ? " in " + r.lock_node : "";
+  return {fmt::format("{}{} crash {}", on, where, r.lock_node), fmt::format("{}{} after 3s restart {}", on, where, r.lock_node)};
 }
 
-Faults partition(Placer& pl) {
-  // The lock holder's app node stays with the old primary; the sentinel and the replica are on
-  // the other side (other app nodes reach both): split brain.
+Faults partition(Placer& pl, const Roles& r) {
+  // The lock holder's app node stays with the lock node; the rest of the lock service is on the
+  // other side (other app nodes reach both): for Redis, split brain.
   const std::string on = pl.trigger({"after_acquire"});
   if (on.empty()) return {};
-  return {fmt::format("{} partition redis-1,here | redis-2,sentinel", on), fmt::format("{} after 3s heal", on)};
+  return {fmt::format("{} partition {},here | {}", on, r.lock_node, join(r.far_side)), fmt::format("{} after 3s heal", on)};
 }
 
-Faults clock_jump(Placer& pl) {
+Faults clock_jump(Placer& pl, const Roles& r) {
   const std::string on = pl.trigger({"after_acquire"});
   if (on.empty()) return {};
   const int64_t milli = pl.prng().between(1100, 2000);
-  return {fmt::format("{} clock-jump redis-1 +{} lock-ttl", on, sim::format_multiple(milli))};
+  return {fmt::format("{} clock-jump {} +{} lock-ttl", on, r.lock_node, sim::format_multiple(milli))};
 }
 
-Faults slow_rpc(Placer& pl) {
+Faults clock_drift(Placer& pl, const Roles& r) {
+  // From the start, the lock node's clock runs 2-5% fast: more than the 1% RedLock's drift term
+  // allows for, so its keys expire that much early in true time.
+  const int64_t ppm = pl.prng().between(20'000, 50'000);
+  return {fmt::format("at 0 clock-drift {} +{}ppm", r.lock_node, ppm)};
+}
+
+Faults lock_restart(Placer& pl, const Roles& r) {
+  // Right after a buyer acquired its lock, the lock node crashes and is back 10-100ms later,
+  // long before Sentinel would call it down (1s): with no persistence it comes back without the
+  // key, and nobody else takes over.
+  const std::string on = pl.trigger({"after_acquire"});
+  if (on.empty()) return {};
+  const int64_t back_ms = pl.prng().between(10, 100);
+  return {fmt::format("{} crash {}", on, r.lock_node), fmt::format("{} after {}ms restart {}", on, back_ms, r.lock_node)};
+}
+
+Faults acquire_pause(Placer& pl, const Roles& r) {
+  // The client pauses between two of its acquire requests (a GC while the replies come in), for
+  // 1.1-2x the lock TTL: the keys it set first expire meanwhile.
+  const std::string on = pl.trigger(r.acquire_points);
+  if (on.empty()) return {};
+  const int64_t milli = pl.prng().between(1100, 2000);
+  return {fmt::format("{} pause here for {} lock-ttl", on, sim::format_multiple(milli))};
+}
+
+Faults slow_rpc(Placer& pl, const Roles&) {
   const std::string on = pl.trigger(kDbSendPoints);
   if (on.empty()) return {};
   const int64_t milli = pl.prng().between(1100, 2000);
   return {fmt::format("{} delay-next here -> db by {} lock-ttl", on, sim::format_multiple(milli))};
 }
 
-Faults app_crash(Placer& pl) {
+Faults app_crash(Placer& pl, const Roles&) {
   const std::string on = pl.trigger(kBuyerPoints);
   if (on.empty()) return {};
   return {fmt::format("{} crash here", on), fmt::format("{} after 2s restart here", on)};
 }
 
-Faults lost_replies(Placer& pl) {
+Faults lost_replies(Placer& pl, const Roles&) {
   // The database's replies to the buyer's app node are lost for a while, from the moment a
   // statement is sent: the call times out (ambiguous) though it applied.
   const std::string on = pl.trigger(kDbSendPoints);
@@ -122,20 +157,44 @@ Faults lost_replies(Placer& pl) {
   return {fmt::format("{} cut db -> here", on), fmt::format("{} after {}ms heal", on, heal_ms)};
 }
 
-using Gen = Faults (*)(Placer&);
+// What a kind needs of the sale's lock service; nullopt when it applies.
+using Applies = std::optional<std::string> (*)(const Roles&);
+std::optional<std::string> anywhere(const Roles&) { return std::nullopt; }
+std::optional<std::string> needs_lock_service(const Roles& r) {
+  if (r.has_lock_service()) return std::nullopt;
+  return std::string("the design uses no lock service");
+}
+std::optional<std::string> needs_replica(const Roles& r) {
+  if (r.replicated) return std::nullopt;
+  return r.has_lock_service() ? fmt::format("its lock service ({}) has no replica to take over", r.service) : std::string("the design uses no lock service");
+}
+std::optional<std::string> needs_far_side(const Roles& r) {
+  if (!r.far_side.empty()) return std::nullopt;
+  return r.has_lock_service() ? fmt::format("its lock service ({}) is one node", r.service) : std::string("the design uses no lock service");
+}
+std::optional<std::string> needs_acquire_points(const Roles& r) {
+  if (!r.acquire_points.empty()) return std::nullopt;
+  return r.has_lock_service() ? fmt::format("its lock service ({}) takes a lock in one request", r.service) : std::string("the design uses no lock service");
+}
+
+using Gen = Faults (*)(Placer&, const Roles&);
 struct Kind {
   const char* name;
   Gen gen;
   const char* needs;  // what the design must reach for this fault to be placed
+  Applies applies;
 };
 const Kind kKinds[] = {
-    {"gc-pause", gc_pause, "a buyer's purchase step"},
-    {"failover", failover, "write_unreplicated or after_acquire (a write to a Redis primary with a replica)"},
-    {"partition", partition, "after_acquire (a lock acquired)"},
-    {"clock-jump", clock_jump, "after_acquire (a lock acquired)"},
-    {"slow-rpc", slow_rpc, "a statement sent to the database"},
-    {"app-crash", app_crash, "a buyer's purchase step"},
-    {"lost-replies", lost_replies, "a statement sent to the database"},
+    {"gc-pause", gc_pause, "a buyer's purchase step", anywhere},
+    {"failover", failover, "write_unreplicated or after_acquire (a write to a Redis primary with a replica)", needs_replica},
+    {"partition", partition, "after_acquire (a lock acquired)", needs_far_side},
+    {"clock-jump", clock_jump, "after_acquire (a lock acquired)", needs_lock_service},
+    {"clock-drift", clock_drift, "a lock service", needs_lock_service},
+    {"lock-restart", lock_restart, "after_acquire (a lock acquired)", needs_lock_service},
+    {"acquire-pause", acquire_pause, "a point between a client's acquire requests (during_acquire)", needs_acquire_points},
+    {"slow-rpc", slow_rpc, "a statement sent to the database", anywhere},
+    {"app-crash", app_crash, "a buyer's purchase step", anywhere},
+    {"lost-replies", lost_replies, "a statement sent to the database", anywhere},
 };
 const Kind* kind_of(const std::string& name) {
   for (const Kind& k : kKinds) {
@@ -143,6 +202,10 @@ const Kind* kind_of(const std::string& name) {
   }
   return nullptr;
 }
+
+// The kinds chaos mixes: those of the first seven that apply (the original chaos set, so its
+// plans for the Redis designs stay what they were), in table order.
+const char* const kChaosKinds[] = {"gc-pause", "failover", "partition", "clock-jump", "slow-rpc", "app-crash", "lost-replies"};
 
 bool typed(const Scenario& s, const char* flag) { return std::find(s.typed.begin(), s.typed.end(), flag) != s.typed.end(); }
 
@@ -179,9 +242,12 @@ const std::vector<Profile>& profiles() {
   static const std::vector<Profile> all = {
       {"none", "no faults: concurrency alone"},
       {"gc-pause", "a buyer's process pauses at a purchase step (after acquire, after read, before commit, ...) for 1.1-2x the lock TTL"},
-      {"failover", "the Redis primary crashes right after a lock is acquired, or a write its replica lacks; Sentinel promotes the replica"},
-      {"partition", "right after a buyer acquires its lock, its app node and the Redis primary are cut off from the replica and Sentinel (split brain); heals 3s later"},
-      {"clock-jump", "right after a buyer acquires its lock, the Redis primary's clock jumps forward by 1.1-2x the lock TTL"},
+      {"failover", "the lock node (the Redis primary) crashes right after a lock is acquired, or a write its replica lacks; Sentinel promotes the replica"},
+      {"partition", "right after a buyer acquires its lock, its app node and the lock node are cut off from the rest of the lock service (Redis: split brain); heals 3s later"},
+      {"clock-jump", "right after a buyer acquires its lock, the lock node's clock jumps forward by 1.1-2x the lock TTL"},
+      {"clock-drift", "the lock node's clock runs 2-5% fast from the start (RedLock's drift term allows 1%)"},
+      {"lock-restart", "right after a buyer acquires its lock, the lock node crashes and is back 10-100ms later, with what its persistence kept"},
+      {"acquire-pause", "a buyer's process pauses between two of its lock requests (RedLock: while the masters answer) for 1.1-2x the lock TTL"},
       {"slow-rpc", "a statement one buyer sends to the database arrives 1.1-2x the lock TTL late"},
       {"app-crash", "a buyer's app node is killed at a purchase step (before COMMIT, after COMMIT, ...) and restarted 2s later"},
       {"lost-replies", "the database's replies to a buyer's app node are lost for 50-300ms from a statement on (ambiguous timeouts), no retries"},
@@ -205,15 +271,15 @@ namespace {
 // (add it here too).
 std::string probe_key(const Scenario& s) {
   const Workload& w = s.workload;
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}/{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", s.design, s.seed, s.horizon.count_ns(), s.settle.count_ns(),
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}/{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", s.design, s.seed, s.horizon.count_ns(), s.settle.count_ns(),
                      s.inline_timers, s.schedule, s.faults.to_string(), w.buyers, w.skus, w.stock, w.activity, w.double_click.numerator,
                      w.double_click.denominator, w.app_nodes, static_cast<int>(w.arrival), w.burst_window.count_ns(), w.poisson_mean.count_ns(),
                      w.max_retries, w.gateway_timeout.count_ns(), w.remote_call.count_ns(), w.lock_ttl.count_ns(), w.lock_wait.count_ns(),
                      w.lock_retry.count_ns(), w.optimistic_retries, w.replication_lag.count_ns(), w.latency_min.count_ns(),
-                     w.latency_max.count_ns(), w.latency_tail);
+                     w.latency_max.count_ns(), w.latency_tail, static_cast<int>(w.redis_persistence), w.redlock_masters);
 }
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Workload) == 176, "Workload changed: add the new field to probe_key (then update this size)");
+static_assert(sizeof(Workload) == 184, "Workload changed: add the new field to probe_key (then update this size)");
 #endif
 
 // Probes are shared between the profiles of one seed (compare, hash and the verdict table run
@@ -285,7 +351,13 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
   s.faults = {};
   s.schedule = "random";
   Workload& w = s.workload;
-  if (profile == "failover" || profile == "partition") widen_for_failover(s, profile);
+  if (auto why = profile_inapplicable(profile, s)) {
+    s.unplaced = *why;
+    return s;
+  }
+  const Design* design = find_design(s.design);
+  const Roles roles = design == nullptr ? Roles{} : Simulation::roles(s, *design);
+  if ((profile == "failover" || profile == "partition") && roles.replicated) widen_for_failover(s, profile);
   if (profile == "retries") {
     // A repeated purchase only turns into a duplicate order while there is stock to buy: give
     // every buyer a unit so the retries, not the sell-out, decide.
@@ -313,19 +385,22 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
   std::vector<const Kind*> kinds;
   std::string missing;
   if (profile == "chaos") {
-    for (const Kind& k : kKinds) {
-      if (!swarm || prng.bounded(2) == 1) kinds.push_back(&k);
+    for (const char* name : kChaosKinds) {
+      if (!swarm || prng.bounded(2) == 1) kinds.push_back(kind_of(name));
     }
-    if (kinds.empty()) kinds.push_back(&kKinds[prng.bounded(std::size(kKinds))]);
+    if (kinds.empty()) kinds.push_back(kind_of(kChaosKinds[prng.bounded(std::size(kChaosKinds))]));
   } else {
     kinds.push_back(kind_of(profile == "retries" ? "lost-replies" : profile));
   }
   // How many faults: chaos 1-3; swarm 1-3 of the profile's kind; otherwise one.
-  const int64_t count = profile == "chaos" || swarm ? prng.between(1, 3) : 1;
+  // (One clock drift: a second would only overwrite the first.)
+  const int64_t count = profile == "clock-drift" ? 1 : profile == "chaos" || swarm ? prng.between(1, 3) : 1;
   std::string plan;
   for (int64_t i = 0; i < count; ++i) {
     const Kind* k = kinds.size() == 1 ? kinds.front() : kinds[prng.bounded(kinds.size())];
-    const Faults lines = k->gen(placer);
+    // In chaos a kind that does not apply to this design places nothing, as one whose point the
+    // sale never reaches.
+    const Faults lines = k->applies(roles) ? Faults{} : k->gen(placer, roles);
     if (lines.empty()) missing = fmt::format("the design never reached {} in this sale", k->needs);
     for (const std::string& line : lines) plan += plan.empty() ? line : fmt::format("; {}", line);
   }
@@ -335,8 +410,18 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
   return s;
 }
 
+std::optional<std::string> profile_inapplicable(const std::string& profile, const Scenario& s) {
+  const Kind* k = kind_of(profile);
+  if (k == nullptr) return std::nullopt;  // none, retries, chaos: apply to every design
+  const Design* design = find_design(s.design);
+  if (design == nullptr) return std::nullopt;
+  if (auto why = k->applies(Simulation::roles(s, *design))) return fmt::format("{} ({} needs {})", *why, profile, k->needs);
+  return std::nullopt;
+}
+
 std::vector<std::string> fault_points() {
   std::vector<std::string> out = kBuyerPoints;
+  out.push_back("during_acquire");
   out.push_back("write_unreplicated");
   return out;
 }

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,11 @@ Scenario apply_profile(const std::string& profile, Scenario base);
 // For a scenario with its own plan: the schedule its search needs (PCT probes the run for its
 // decision estimate). Swarm has nothing to vary in a plan: the plan runs as written, uniformly.
 Scenario apply_search(Scenario s);
+
+// Why `profile` cannot apply to the scenario's design at all (it needs a role the design's
+// services lack: a replica, a lock service), or nullopt. apply_profile then places nothing and
+// says this in Scenario::unplaced; sweeps skip the runs.
+std::optional<std::string> profile_inapplicable(const std::string& profile, const Scenario& s);
 
 // Every fault point the protocols and models mark, buyer steps first (docs/architecture.md).
 std::vector<std::string> fault_points();

@@ -15,7 +15,10 @@ namespace oversim::protocols {
   X(redis_fenced)               \
   X(redis_fenced_stale_read)    \
   X(async_order_write)          \
-  X(article_recipe)
+  X(article_recipe)             \
+  X(redlock_read_modify_write)  \
+  X(redlock_no_validity_check)  \
+  X(redlock_conditional)
 
 #define OVERSIM_DECLARE(name) extern const Design name##_design;
 OVERSIM_DESIGNS(OVERSIM_DECLARE)

@@ -7,12 +7,29 @@
 
 #include <fmt/format.h>
 
+#include "protocols/services/redis_service.h"
 #include "sim/network.h"
 #include "sim/strategy.h"
 
 namespace oversim::protocols {
 
 const char* to_string(Arrival a) { return a == Arrival::burst ? "burst" : "poisson"; }
+
+const char* to_string(RedisPersistence p) {
+  switch (p) {
+    case RedisPersistence::none: return "none";
+    case RedisPersistence::everysec: return "everysec";
+    case RedisPersistence::always: return "always";
+  }
+  return "?";
+}
+
+std::optional<RedisPersistence> parse_persistence(std::string_view text) {
+  for (RedisPersistence p : {RedisPersistence::none, RedisPersistence::everysec, RedisPersistence::always}) {
+    if (text == to_string(p)) return p;
+  }
+  return std::nullopt;
+}
 
 std::string format_latency(const Workload& w) {
   std::string out = w.latency_min == w.latency_max ? sim::format_duration(w.latency_min)
@@ -89,8 +106,12 @@ BuyContext::BuyContext(Simulation& sim, sim::Node& app, db::DbPool& db, std::str
       sim_(sim),
       app_(app),
       db_(db),
-      redis_(sim.redis().client(app)),
       arrived_(arrived) {}
+
+redis::RedisClient& BuyContext::redis() {
+  if (!redis_) redis_ = sim_.service<RedisService>().deployment().client(app_);
+  return *redis_;
+}
 
 BuyContext::~BuyContext() {
   for (size_t belief : open_beliefs_) sim_.history().locks[belief].released = sim_.world().now();
@@ -173,11 +194,10 @@ namespace {
 std::string app_name(int i) { return fmt::format("app-{}", i); }
 std::string sku_name(int i) { return fmt::format("sku{}", i); }
 
-redis::RedisConfig redis_config(const Workload& w) {
-  redis::RedisConfig rc;
-  rc.servers = 2;  // redis-1 primary, redis-2 replica, plus a sentinel
-  rc.replication_lag = w.replication_lag;
-  return rc;
+const ServiceKind& kind_of_service(const Design& design, const std::string& name) {
+  const ServiceKind* k = find_service_kind(name);
+  if (k == nullptr) throw std::logic_error(fmt::format("design '{}' declares an unknown service '{}'", design.name, name));
+  return *k;
 }
 
 db::DbServerConfig db_config(const Design& design, const Workload& w) {
@@ -214,7 +234,7 @@ Simulation::Simulation(const Scenario& scenario, const Design& design, std::uniq
   latency.max = w.latency_max;
   if (!w.latency_tail) latency.tail = Ratio::never();
   for (int i = 1; i <= w.app_nodes; ++i) apps_.push_back(&world_->add_node(app_name(i)));
-  redis_ = std::make_unique<redis::RedisDeployment>(*world_, redis_config(w));
+  for (const std::string& name : design_.services) services_.push_back(kind_of_service(design_, name).build(*world_, w));
   const db::DbServerConfig dc = db_config(design_, w);
   for (int s = 1; s <= w.skus; ++s) skus_.push_back(sku_name(s));  // numeric order: sku2 before sku10
   db_ = std::make_unique<db::DbServer>(*world_, dc);
@@ -234,9 +254,16 @@ Simulation::Simulation(const Scenario& scenario, const Design& design, std::uniq
 std::vector<std::string> Simulation::node_names(const Scenario& scenario, const Design& design) {
   std::vector<std::string> names;
   for (int i = 1; i <= scenario.workload.app_nodes; ++i) names.push_back(app_name(i));
-  for (std::string& n : redis::RedisDeployment::node_names(redis_config(scenario.workload))) names.push_back(std::move(n));
+  for (const std::string& service : design.services) {
+    for (std::string& n : kind_of_service(design, service).node_names(scenario.workload)) names.push_back(std::move(n));
+  }
   names.push_back(db_config(design, scenario.workload).node);
   return names;
+}
+
+Roles Simulation::roles(const Scenario& scenario, const Design& design) {
+  if (design.services.empty()) return {};
+  return kind_of_service(design, design.services.front()).roles(scenario.workload);
 }
 
 Simulation::~Simulation() = default;

@@ -1,12 +1,14 @@
-// One simulated flash sale: a World with a Redis primary, a replica and a sentinel, a database,
-// and app nodes whose buyer fibers run a design's purchase function. This is where the article's
-// moving parts meet; designs see it only through BuyContext.
+// One simulated flash sale: a World with app nodes whose buyer fibers run a design's purchase
+// function, the services the design declares it needs (protocols/services.h), and a database.
+// This is where the article's moving parts meet; designs see it only through BuyContext.
 //
-// Topology (fault plans name these nodes): app-1..app-N, redis-1 (primary), redis-2 (replica),
-// sentinel, db.
+// Topology (fault plans name these nodes): app-1..app-N, then each declared service's nodes in
+// the order the design names them ("redis": redis-1 primary, redis-2 replica, sentinel;
+// "redlock": redlock-1..redlock-N), then db.
 #pragma once
 
 #include <functional>
+#include <stdexcept>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,12 +17,14 @@
 #include "models/db/db_client.h"
 #include "models/db/db_server.h"
 #include "models/redis/redis_client.h"
-#include "models/redis/redis_deployment.h"
 #include "protocols/history.h"
+#include "protocols/services.h"
 #include "protocols/workload.h"
 #include "sim/fault_plan.h"
 #include "sim/sync.h"
 #include "sim/world.h"
+
+#include <fmt/format.h>
 
 namespace oversim::protocols {
 
@@ -39,6 +43,9 @@ struct Design {
   std::string expected;  // the verdict the design's file states, one line
   BuyFunction buy = nullptr;
   SchemaNeeds schema;
+  // The services the sale builds for it (service_kinds()), besides the app nodes and the database:
+  // {"redis"}, {"redlock"}; none for a design that needs only the database.
+  std::vector<std::string> services;
 };
 
 // How a run is searched for a bug (the --strategy flag). Profiles place their faults by it:
@@ -111,7 +118,10 @@ class BuyContext {
   const Workload& workload() const;
   sim::World& world();
   sim::Node& app() { return app_; }
-  redis::RedisClient& redis() { return redis_; }
+  // A client of the "redis" service for this attempt (it caches the primary Sentinel named).
+  // Throws std::logic_error when the design did not declare "redis".
+  redis::RedisClient& redis();
+  Simulation& simulation() { return sim_; }
   db::DbPool& db() { return db_; }
 
   std::string lock_key() const { return "lock:stock:" + sku; }
@@ -143,7 +153,7 @@ class BuyContext {
   Simulation& sim_;
   sim::Node& app_;
   db::DbPool& db_;
-  redis::RedisClient redis_;
+  std::optional<redis::RedisClient> redis_;
   Instant arrived_;
   std::vector<size_t> open_beliefs_;
   int orders_made_ = 0;
@@ -166,14 +176,25 @@ class Simulation {
   History& history() { return history_; }
   const History& history() const { return history_; }
   const db::DbServer& db() const { return *db_; }
-  redis::RedisDeployment& redis() { return *redis_; }
-  const redis::RedisDeployment& redis() const { return *redis_; }
+  // The services the design declared, in its order.
+  const std::vector<std::unique_ptr<Service>>& services() const { return services_; }
+  // The declared service of type T; throws std::logic_error when the design did not declare it.
+  template <class T>
+  T& service() const {
+    for (const auto& s : services_) {
+      if (auto* t = dynamic_cast<T*>(s.get())) return *t;
+    }
+    throw std::logic_error(fmt::format("design '{}' uses a service it does not declare in Design::services", design_.name));
+  }
   const std::vector<std::string>& skus() const { return skus_; }
   int64_t initial_stock(const std::string& sku) const;
   uint64_t next_token() { return ++tokens_; }
 
   // The nodes a sale of `scenario` has, in the order it adds them (what fault plans may name).
   static std::vector<std::string> node_names(const Scenario& scenario, const Design& design);
+  // What fault profiles aim at in that sale: the roles of its lock service (the first declared
+  // service), empty when the design has none.
+  static Roles roles(const Scenario& scenario, const Design& design);
 
   // Runs the sale to completion (or the horizon). Call once.
   sim::RunOutcome run();
@@ -188,7 +209,7 @@ class Simulation {
   Scenario scenario_;
   Design design_;
   std::unique_ptr<sim::World> world_;
-  std::unique_ptr<redis::RedisDeployment> redis_;
+  std::vector<std::unique_ptr<Service>> services_;
   std::unique_ptr<db::DbServer> db_;
   std::vector<sim::Node*> apps_;
   std::vector<std::unique_ptr<db::DbPool>> pools_;

@@ -1,5 +1,6 @@
 #include "protocols/steps.h"
 
+#include "protocols/services/redlock_service.h"
 #include "sim/sync.h"
 
 namespace oversim::protocols {
@@ -53,6 +54,33 @@ void unlock_plain_del(BuyContext& ctx, const HeldLock& lock) {
   ctx.world().reach("before_release");
   ctx.lock_released(lock.belief);
   ctx.redis().call(redis::Command::del(lock.key));
+}
+
+std::optional<HeldLock> redlock_acquire(BuyContext& ctx, const std::string& key, Duration ttl, bool check_validity) {
+  redlock::RedLockDeployment& masters = ctx.simulation().service<RedLockService>().deployment();
+  redlock::RedLockOptions options;
+  options.retry_count = static_cast<uint32_t>(ctx.workload().lock_wait.count_ns() / options.retry_delay.count_ns());
+  options.check_validity = check_validity;
+  redlock::RedLockClient client(ctx.app(), masters.nodes(), options, [&ctx] { return ctx.new_token(); });
+  std::optional<redlock::RedLockHold> hold = client.lock(key, ttl);
+  if (client.tries().size() > 1) ctx.count("lock.contended", static_cast<int64_t>(client.tries().size() - 1));
+  if (!hold) {
+    ctx.count("lock.gave-up");
+    return std::nullopt;
+  }
+  return acquired(ctx, key, hold->value, ttl);
+}
+
+void redlock_release(BuyContext& ctx, const HeldLock& lock) {
+  if (ctx.world().current_fiber_cancelled()) {
+    ctx.lock_released(lock.belief);
+    return;
+  }
+  ctx.world().reach("before_release");
+  ctx.lock_released(lock.belief);
+  redlock::RedLockDeployment& masters = ctx.simulation().service<RedLockService>().deployment();
+  redlock::RedLockClient client(ctx.app(), masters.nodes(), {}, [] { return std::string(); });
+  client.unlock(lock.key, lock.token);
 }
 
 BuyResult insert_order_and_commit(BuyContext& ctx, db::DbConnection& conn) {

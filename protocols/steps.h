@@ -42,6 +42,15 @@ void unlock_compare(BuyContext& ctx, const HeldLock& lock);
 // Release with a plain `DEL key`: deletes whoever holds it now (the mis-release bug).
 void unlock_plain_del(BuyContext& ctx, const HeldLock& lock);
 
+// RedLock (models/redlock/redlock_client.h) on the sale's masters, with the lock key as the
+// resource and a fresh random value per try. It tries for about as long as tryLock waits:
+// redlock-rb's retry_count set to lock_wait / retry_delay (200ms). `check_validity = false` is
+// the hand-rolled client that takes a quorum of OKs as the lock however long they took.
+// nullopt: no try got a (valid) quorum; the client has unlocked every master.
+std::optional<HeldLock> redlock_acquire(BuyContext& ctx, const std::string& key, Duration ttl, bool check_validity = true);
+// RedLock's release: the token-compare DEL on every master (best effort, as the library does).
+void redlock_release(BuyContext& ctx, const HeldLock& lock);
+
 // The common ending of a purchase: `INSERT INTO orders ...`, `COMMIT`, and the buyer is told
 // "sold" only once the commit answered.
 BuyResult insert_order_and_commit(BuyContext& ctx, db::DbConnection& conn);

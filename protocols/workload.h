@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "sim/prng.h"
 #include "sim/time.h"
@@ -16,6 +18,12 @@ using sim::Ratio;
 
 enum class Arrival : uint8_t { burst, poisson };
 const char* to_string(Arrival a);
+
+// What a Redis server (the primary and replica, every RedLock master) keeps across a crash:
+// nothing, the AOF fsynced once a second, or every acknowledged write (appendfsync always).
+enum class RedisPersistence : uint8_t { none, everysec, always };
+const char* to_string(RedisPersistence p);
+std::optional<RedisPersistence> parse_persistence(std::string_view text);
 
 struct Workload {
   int buyers = 20;             // distinct users, one purchase attempt each (plus clicks/retries)
@@ -36,6 +44,9 @@ struct Workload {
   Duration lock_retry = Duration::ms(10);    // tryLock: poll interval
   int optimistic_retries = 3;                // db_optimistic_version: bounded retries
   Duration replication_lag = Duration::ms(20);  // Redis primary -> replica, on top of the network
+  // none: a crashed Redis comes back empty (no AOF, and no RDB snapshot taken during the sale)
+  RedisPersistence redis_persistence = RedisPersistence::none;
+  int redlock_masters = 5;                   // RedLock: independent masters, quorum N/2 + 1
   // One-way network latency of every link: uniform in [min, max], and with the tail on, 1 message
   // in 100 takes max..5ms instead. `--latency 200us` makes it constant (the exhaustive explorer's
   // default: then only the order of simultaneous events varies).

@@ -104,7 +104,7 @@ TEST(Classics, ReleasingByPlainDelDeletesTheNextHoldersLockAndOversells) {
   // The mechanism: a finishing holder's DEL removed the lock of the holder after it.
   ASSERT_TRUE(plain.result("no_foreign_unlock").violated);
   EXPECT_EQ(plain.result("no_foreign_unlock").violation->witness,
-            "a DEL from app-2 at    0.076006s removed lock:stock:sku1 while r10#1 (token tok-8-5b5a) still believed it held it");
+            "a DEL from app-2 at    0.076006s removed lock:stock:sku1 on redis-1 while r10#1 (token tok-8-5b5a) still believed it held it");
   EXPECT_TRUE(plain.result("lock_mutual_exclusion").violated);
   Scenario compare = s;
   compare.design = "redis_lock_read_modify_write";  // the same, releasing with a token compare
@@ -157,7 +157,7 @@ TEST(Classics, AnInMemoryOrderQueueDiesWithItsProcessAndLosesAcknowledgedOrders)
   const RunResult r = properties::run_checked(scenario("async_order_write", 11, "at 60ms crash app-1", 1, 1, 1));
   ASSERT_TRUE(r.result("no_lost_order").violated);
   EXPECT_EQ(r.result("no_lost_order").violation->witness,
-            "buyer u1 was told order o-r1-1 succeeded at    0.025501s, but it is not in the database");
+            "buyer u1 was told order o-r1-1 succeeded at    0.025346s, but it is not in the database");
   EXPECT_TRUE(r.result("ledger_conservation").violated);
   EXPECT_FALSE(r.result("no_oversell").violated);
   EXPECT_EQ(r.acks, 1);

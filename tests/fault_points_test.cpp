@@ -96,7 +96,7 @@ std::optional<std::string> lost_order_after(const protocols::Design& design, con
 }
 
 TEST(FaultPoints, ACrashBeforeCommitCatchesAnAcknowledgementBeforeCommitOnTheFirstExecution) {
-  const protocols::Design early{"ack_before_commit", "test only", "violates no_lost_order under a crash before COMMIT", acknowledge_before_commit, {}};
+  const protocols::Design early{"ack_before_commit", "test only", "violates no_lost_order under a crash before COMMIT", acknowledge_before_commit, {}, {}};
   const std::string plan = "on before_commit crash here; on before_commit after 2s restart here";
   const std::optional<std::string> lost = lost_order_after(early, plan);
   ASSERT_TRUE(lost.has_value()) << "the buyer heard 'sold' for an order that was never committed";
@@ -131,7 +131,7 @@ protocols::BuyResult retry_commit_in_app(protocols::BuyContext& ctx) {
 // The lost-replies profile loses database replies without any gateway retry, so the duplicate it
 // finds is the design's own: no profile that also retried at the gateway could tell them apart.
 TEST(FaultPoints, LostRepliesAloneCatchAnInAppRetryOfATimedOutCommit) {
-  const protocols::Design retrying{"retry_commit_in_app", "test only", "violates no_duplicate_order under lost-replies", retry_commit_in_app, {}};
+  const protocols::Design retrying{"retry_commit_in_app", "test only", "violates no_duplicate_order under lost-replies", retry_commit_in_app, {}, {}};
   const protocols::Design* honest = protocols::find_design("db_conditional_update");
   ASSERT_NE(honest, nullptr);
   int duplicated = 0, honest_duplicated = 0;

@@ -25,16 +25,45 @@ void showValue(const GeneratedScenario& g, std::ostream& os) { os << properties:
 
 namespace {
 
-// Faults over the sale's whole topology (app-1..N, redis-1, redis-2, sentinel, db), at any time
-// in the first 3 s: with at most 9 buyers and a remote call of at most 300 ms under the lock,
-// that covers the sale window, so faults land before, during and after the critical sections.
-rc::Gen<sim::Fault> fault_gen(int apps) {
-  return rc::gen::exec([apps] {
-    std::vector<std::string> nodes;
-    for (int i = 1; i <= apps; ++i) nodes.push_back(fmt::format("app-{}", i));
-    const std::string app = *rc::gen::elementOf(nodes);
-    for (const char* n : {"redis-1", "redis-2", "sentinel", "db"}) nodes.emplace_back(n);
-    const std::string redis = *rc::gen::element<std::string>("redis-1", "redis-2");
+// Faults over the sale's whole topology (app-1..N, the design's services, db), at any time in
+// the first 3 s: with at most 9 buyers and a remote call of at most 300 ms under the lock, that
+// covers the sale window, so faults land before, during and after the critical sections. The
+// topology is the design's (Simulation::node_names and roles): "a server" is one of the lock
+// service's servers (redis-1/redis-2, a RedLock master; the database for a design without a lock
+// service), "the third node" its Sentinel or its last master.
+struct Topology {
+  std::vector<std::string> nodes;    // every node
+  std::vector<std::string> servers;  // lock servers a fault hits
+  std::string third;                 // sentinel, the last master, or "" (then: the fault's app)
+  std::string lock_node;             // the lock node, or db
+};
+
+Topology topology_of(const std::string& design_name, int apps) {
+  Scenario s;
+  s.design = design_name;
+  s.workload.app_nodes = apps;
+  const protocols::Design& design = *protocols::find_design(design_name);
+  Topology t;
+  t.nodes = protocols::Simulation::node_names(s, design);
+  const protocols::Roles roles = protocols::Simulation::roles(s, design);
+  for (const std::string& n : roles.lock_nodes) {
+    if (n != "sentinel") t.servers.push_back(n);
+  }
+  if (t.servers.empty()) t.servers.push_back("db");
+  if (roles.lock_nodes.size() > 1) t.third = roles.lock_nodes.back();
+  t.lock_node = roles.has_lock_service() ? roles.lock_node : "db";
+  return t;
+}
+
+rc::Gen<sim::Fault> fault_gen(int apps, const Topology& topo) {
+  return rc::gen::exec([apps, topo] {
+    std::vector<std::string> app_names;
+    for (int i = 1; i <= apps; ++i) app_names.push_back(fmt::format("app-{}", i));
+    const std::string app = *rc::gen::elementOf(app_names);
+    const std::vector<std::string>& nodes = topo.nodes;
+    const std::string redis = *rc::gen::elementOf(topo.servers);
+    const std::string third = topo.third.empty() ? app : topo.third;
+    const std::string lock_node = topo.lock_node;
     sim::Fault f;
     // Half the faults in the first 400 ms, where most sales happen, half anywhere in 3 s.
     const bool early = *rc::gen::arbitrary<bool>();
@@ -47,11 +76,11 @@ rc::Gen<sim::Fault> fault_gen(int apps) {
         break;
       case 1:
         f.kind = sim::FaultKind::crash;
-        f.node = *rc::gen::elementOf(std::vector<std::string>{app, redis, "sentinel"});
+        f.node = *rc::gen::elementOf(std::vector<std::string>{app, redis, third});
         break;
       case 2:
         f.kind = sim::FaultKind::restart;
-        f.node = *rc::gen::elementOf(std::vector<std::string>{app, redis, "sentinel"});
+        f.node = *rc::gen::elementOf(std::vector<std::string>{app, redis, third});
         break;
       case 3:
         f.kind = sim::FaultKind::clock_jump;
@@ -72,23 +101,23 @@ rc::Gen<sim::Fault> fault_gen(int apps) {
       }
       case 6:
         f.kind = sim::FaultKind::isolate;
-        f.node = *rc::gen::elementOf(std::vector<std::string>{app, redis, "sentinel", "db"});
+        f.node = *rc::gen::elementOf(std::vector<std::string>{app, redis, third, "db"});
         break;
       case 7:
         f.kind = sim::FaultKind::delay_next;
         f.node = app;
-        f.to = *rc::gen::element<std::string>("db", "redis-1");
+        f.to = *rc::gen::elementOf(std::vector<std::string>{"db", lock_node});
         f.length = sim::Duration::ms(*rc::gen::inRange<int64_t>(1, 3000));
         break;
       case 8:
         f.kind = sim::FaultKind::hold;
         f.node = *rc::gen::elementOf(std::vector<std::string>{app, "db", redis});
-        f.to = f.node == app ? *rc::gen::element<std::string>("db", "redis-1") : app;
+        f.to = f.node == app ? *rc::gen::elementOf(std::vector<std::string>{"db", lock_node}) : app;
         f.length = sim::Duration::ms(*rc::gen::inRange<int64_t>(1, 3000));
         break;
       case 9:
         f.kind = sim::FaultKind::cut;
-        f.node = *rc::gen::element<std::string>("db", "redis-1");
+        f.node = *rc::gen::elementOf(std::vector<std::string>{"db", lock_node});
         f.to = app;
         break;
       default:
@@ -113,7 +142,7 @@ rc::Gen<GeneratedScenario> scenario_gen(std::string design) {
     s.workload.lock_ttl = sim::Duration::ms(*rc::gen::inRange<int64_t>(50, 2000));
     s.workload.remote_call = sim::Duration::ms(*rc::gen::inRange<int64_t>(0, 300));
     s.workload.max_retries = *rc::gen::inRange(0, 2);
-    s.faults.faults = *rc::gen::container<std::vector<sim::Fault>>(*rc::gen::inRange<size_t>(0, 5), fault_gen(s.workload.app_nodes));
+    s.faults.faults = *rc::gen::container<std::vector<sim::Fault>>(*rc::gen::inRange<size_t>(0, 5), fault_gen(s.workload.app_nodes, topology_of(design, s.workload.app_nodes)));
     // Time order, as a plan reads; the kernel orders faults at one instant by the strategy.
     std::stable_sort(s.faults.faults.begin(), s.faults.faults.end(), [](const sim::Fault& a, const sim::Fault& b) { return a.at < b.at; });
     return g;

@@ -62,7 +62,7 @@ protocols::BuyResult take_the_lock_and_never_release(protocols::BuyContext& ctx)
 }
 
 TEST(Scenario, ABuyerKilledWithItsNodeStopsBelievingItHoldsItsLockAtTheCrash) {
-  const protocols::Design design{"never_releases", "test design", "test", take_the_lock_and_never_release, {}};
+  const protocols::Design design{"never_releases", "test design", "test", take_the_lock_and_never_release, {}, {}};
   Scenario s;
   s.design = design.name;
   s.workload.buyers = 1;

@@ -1,0 +1,68 @@
+// The services a sale builds besides its app nodes and the database: a design names the ones it
+// needs (Design::services, "redis" or "redlock"; later "zookeeper", "etcd", a queue), and the
+// sale builds exactly those, in that order, after the app nodes. Each kind is one entry in
+// service_kinds() (services.cpp) over one folder in models/: its node names, its roles, and a
+// factory. Adding a lock service adds a folder, an adapter in protocols/services/ and a line
+// here; the kernel and Simulation stay as they are.
+//
+// Roles are what fault profiles aim at, so a profile is written once for every service: "the
+// lock node" (the Redis primary, one RedLock master), "the lock service's nodes", "the far side"
+// of a split (the replica and Sentinel; the other masters), whether a replica can take over.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocols/workload.h"
+#include "sim/world.h"
+
+namespace oversim::protocols {
+
+struct Roles {
+  std::string service;                      // the lock service's kind, "" when the design has none
+  std::vector<std::string> lock_nodes;      // every node of the lock service, in the order built
+  std::string lock_node;                    // the node single-node faults hit
+  std::vector<std::string> far_side;        // a partition puts lock_node and the holder's app apart from these
+  bool replicated = false;                  // a replica can take over lock_node's keys (failover)
+  std::vector<std::string> acquire_points;  // points a client reaches while acquiring, between its requests
+  bool has_lock_service() const { return !lock_nodes.empty(); }
+};
+
+// A client's delete of a lock key on some server, with the value the key held: what
+// no_foreign_unlock compares with the clients' beliefs.
+struct LockRemoval {
+  std::string key;
+  std::string value;
+  std::string server;
+  std::string from;  // the client's node
+  Instant at;        // true time
+  uint64_t step = 0;
+};
+
+// One built service of a sale.
+class Service {
+ public:
+  virtual ~Service() = default;
+  virtual const std::string& kind() const = 0;
+  // Every client removal of a key the service ever served, in no particular order.
+  virtual void removals(std::vector<LockRemoval>& out) const = 0;
+  // A takeover by another node (a Sentinel failover, a new leader), for the failover_happened
+  // coverage property; nullopt when none happened or the service has no such thing.
+  virtual std::optional<std::string> takeover() const { return std::nullopt; }
+};
+
+struct ServiceKind {
+  std::string name;
+  std::string summary;
+  std::vector<std::string> (*node_names)(const Workload&);
+  Roles (*roles)(const Workload&);
+  std::unique_ptr<Service> (*build)(sim::World&, const Workload&);
+};
+
+const std::vector<ServiceKind>& service_kinds();
+const ServiceKind* find_service_kind(const std::string& name);
+
+}  // namespace oversim::protocols

@@ -1,0 +1,32 @@
+// The "redis" service: one Redis primary (redis-1) with a replica (redis-2) and a Sentinel
+// (models/redis/). Designs reach it through BuyContext::redis().
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "models/redis/redis_deployment.h"
+#include "protocols/services.h"
+
+namespace oversim::protocols {
+
+// The workload's --persistence as the Redis model's setting.
+redis::Persistence to_redis(RedisPersistence p);
+
+class RedisService : public Service {
+ public:
+  RedisService(sim::World& world, const Workload& w);
+  static redis::RedisConfig config(const Workload& w);
+  static ServiceKind kind_entry();
+
+  const std::string& kind() const override;
+  void removals(std::vector<LockRemoval>& out) const override;
+  std::optional<std::string> takeover() const override;
+  redis::RedisDeployment& deployment() { return deployment_; }
+  const redis::RedisDeployment& deployment() const { return deployment_; }
+
+ private:
+  redis::RedisDeployment deployment_;
+};
+
+}  // namespace oversim::protocols

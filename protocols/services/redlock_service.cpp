@@ -1,0 +1,45 @@
+#include "protocols/services/redlock_service.h"
+
+#include "protocols/services/redis_service.h"
+
+namespace oversim::protocols {
+
+redlock::RedLockConfig RedLockService::config(const Workload& w) {
+  redlock::RedLockConfig c;
+  c.masters = static_cast<uint32_t>(w.redlock_masters);
+  c.options.persistence = to_redis(w.redis_persistence);
+  return c;
+}
+
+RedLockService::RedLockService(sim::World& world, const Workload& w) : deployment_(world, config(w)) {}
+
+const std::string& RedLockService::kind() const {
+  static const std::string k = "redlock";
+  return k;
+}
+
+void RedLockService::removals(std::vector<LockRemoval>& out) const {
+  for (size_t i = 0; i < deployment_.size(); ++i) {
+    const redis::RedisServer& server = deployment_.master(i);
+    for (const auto& r : server.removals()) out.push_back(LockRemoval{r.key, r.value, server.name(), r.from, r.at, r.step});
+  }
+}
+
+ServiceKind RedLockService::kind_entry() {
+  return ServiceKind{
+      "redlock", "N independent Redis masters (redlock-1..redlock-N, --masters) for the RedLock algorithm",
+      [](const Workload& w) { return redlock::RedLockDeployment::node_names(config(w)); },
+      [](const Workload& w) {
+        Roles r;
+        r.service = "redlock";
+        r.lock_nodes = redlock::RedLockDeployment::node_names(config(w));
+        r.lock_node = r.lock_nodes.front();
+        r.far_side.assign(r.lock_nodes.begin() + 1, r.lock_nodes.end());
+        r.replicated = false;
+        r.acquire_points = {"during_acquire"};
+        return r;
+      },
+      [](sim::World& world, const Workload& w) -> std::unique_ptr<Service> { return std::make_unique<RedLockService>(world, w); }};
+}
+
+}  // namespace oversim::protocols
