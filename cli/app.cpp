@@ -38,6 +38,10 @@ void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
   typed(cmd->add_option("--lock-wait", w.lock_wait, "tryLock gives up after this long (0..720h)")->capture_default_str(), "--lock-wait");
   typed(cmd->add_option("--gateway-timeout", w.gateway_timeout, "The gateway retries an attempt that takes longer (1ms..720h)")->capture_default_str(), "--gateway-timeout");
   typed(cmd->add_option("--replication-lag", w.replication_lag, "Redis replica lag behind the primary (0..1h)")->capture_default_str(), "--replication-lag");
+  typed(cmd->add_option("--persistence", w.persistence,
+                        "What a crashed Redis server (primary, replica, RedLock master) keeps: none, everysec (AOF fsync every second) or always")
+            ->capture_default_str(), "--persistence");
+  typed(cmd->add_option("--masters", w.masters, "RedLock: independent Redis masters redlock-1..N, quorum N/2+1, 1..9")->capture_default_str(), "--masters");
   typed(cmd->add_option("--latency", w.latency,
                         "One-way network latency: 200us (constant) or 100us..400us (uniform); default 100us..400us with 1 message in 100 taking up to 5ms"),
         "--latency");

@@ -146,11 +146,13 @@ std::vector<std::string> variants_flag(const std::string& text) {
 }
 
 std::string describe_workload(const protocols::Workload& w) {
-  return fmt::format("{} buyers, {} sku x {} units, {} app nodes, {} arrivals, remote call {}, lock ttl {}, replica lag {}{}{}", w.buyers, w.skus, w.stock,
+  return fmt::format("{} buyers, {} sku x {} units, {} app nodes, {} arrivals, remote call {}, lock ttl {}, replica lag {}{}{}{}{}", w.buyers, w.skus, w.stock,
                      w.app_nodes, protocols::to_string(w.arrival), sim::format_duration(w.remote_call), sim::format_duration(w.lock_ttl),
                      sim::format_duration(w.replication_lag),
                      w.max_retries > 0 ? fmt::format(", {} gateway retries", w.max_retries) : "",
-                     w.double_click.numerator > 0 ? fmt::format(", double clicks {}", sim::format_ratio(w.double_click)) : "");
+                     w.double_click.numerator > 0 ? fmt::format(", double clicks {}", sim::format_ratio(w.double_click)) : "",
+                     w.redis_persistence != protocols::RedisPersistence::none ? fmt::format(", redis persistence {}", protocols::to_string(w.redis_persistence)) : "",
+                     w.redlock_masters != protocols::Workload{}.redlock_masters ? fmt::format(", {} RedLock masters", w.redlock_masters) : "");
 }
 
 void print_verdicts(const RunResult& r, const std::vector<std::string>& asserted) {
@@ -185,7 +187,12 @@ void print_results(const RunResult& r) {
 
 int list_command(const std::string& what) {
   if (what == "variants") {
-    for (const auto* d : protocols::designs()) fmt::print("{:<30} {}\n{:<30} expected: {}\n", d->name, d->summary, "", d->expected);
+    for (const auto* d : protocols::designs()) {
+      std::string services;
+      for (const std::string& sv : d->services) services += (services.empty() ? "" : ", ") + sv;
+      fmt::print("{:<30} {}\n{:<30} services: {}\n{:<30} expected: {}\n", d->name, d->summary, "", services.empty() ? "the database only" : services + ", the database", "",
+                 d->expected);
+    }
     return 0;
   }
   if (what == "faults") {
@@ -197,9 +204,10 @@ int list_command(const std::string& what) {
                "that reached it, with lengths as multiples of a workload quantity: 'on after_read pause here for 2x lock-ttl;\n"
                "  on 3rd before_commit in app-2 crash here; on write_unreplicated in redis-1 crash redis-1'\n");
     fmt::print("Points: after_acquire, after_read, before_write, before_insert, before_commit, after_commit, before_release,\n"
-               "  write_unreplicated (Redis primary). Quantities: lock-ttl, lock-wait, lock-retry, remote-call, gateway-timeout,\n"
+               "  during_acquire (RedLock, between masters), write_unreplicated (Redis primary). Quantities: lock-ttl, lock-wait, lock-retry, remote-call, gateway-timeout,\n"
                "  replication-lag, burst-window\n");
-    fmt::print("Nodes: app-1..app-N (--apps), redis-1 (primary), redis-2 (replica), sentinel, db\n");
+    fmt::print("Nodes: app-1..app-N (--apps), then the services the design declares, then db:\n");
+    for (const protocols::ServiceKind& k : protocols::service_kinds()) fmt::print("  {:<8} {}\n", k.name, k.summary);
     return 0;
   }
   if (what == "properties") {

@@ -49,6 +49,8 @@ WorkloadFlags::WorkloadFlags() {
   lock_wait = sim::format_duration(w.lock_wait);
   gateway_timeout = sim::format_duration(w.gateway_timeout);
   replication_lag = sim::format_duration(w.replication_lag);
+  persistence = protocols::to_string(w.redis_persistence);
+  masters = std::to_string(w.redlock_masters);
 }
 
 uint64_t unsigned_flag(const char* flag, const std::string& text, uint64_t lo, uint64_t hi) {
@@ -208,6 +210,11 @@ protocols::Workload to_workload(const WorkloadFlags& f) {
   w.lock_wait = duration_flag("--lock-wait", f.lock_wait, Duration::zero(), kMaxLease);
   w.gateway_timeout = duration_flag("--gateway-timeout", f.gateway_timeout, Duration::ms(1), kMaxLease);
   w.replication_lag = duration_flag("--replication-lag", f.replication_lag, Duration::zero(), kMaxWorkloadSpan);
+  const auto persistence = protocols::parse_persistence(f.persistence);
+  if (!persistence) throw UsageError(fmt::format("--persistence: unknown setting '{}' (expected none, everysec or always)", f.persistence));
+  w.redis_persistence = *persistence;
+  // Up to 9 masters: more is no deployment anyone runs, and each costs the client a round trip.
+  w.redlock_masters = static_cast<int>(integer_flag("--masters", f.masters, 1, 9));
   if (!f.latency.empty()) {
     // One latency (constant) or a range; either way without the default's slow tail.
     const size_t dots = f.latency.find("..");

@@ -587,6 +587,8 @@ std::string scenario_flags(const Scenario& s) {
   if (w.lock_wait != d.lock_wait) cmd += fmt::format(" --lock-wait {}", sim::format_duration(w.lock_wait));
   if (w.gateway_timeout != d.gateway_timeout) cmd += fmt::format(" --gateway-timeout {}", sim::format_duration(w.gateway_timeout));
   if (w.replication_lag != d.replication_lag) cmd += fmt::format(" --replication-lag {}", sim::format_duration(w.replication_lag));
+  if (w.redis_persistence != d.redis_persistence) cmd += fmt::format(" --persistence {}", protocols::to_string(w.redis_persistence));
+  if (w.redlock_masters != d.redlock_masters) cmd += fmt::format(" --masters {}", w.redlock_masters);
   if (w.burst_window != d.burst_window) cmd += fmt::format(" --burst-window {}", sim::format_duration(w.burst_window));
   if (w.poisson_mean != d.poisson_mean) cmd += fmt::format(" --poisson-mean {}", sim::format_duration(w.poisson_mean));
   if (w.latency_min != d.latency_min || w.latency_max != d.latency_max || w.latency_tail != d.latency_tail) {

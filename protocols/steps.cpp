@@ -64,6 +64,10 @@ std::optional<HeldLock> redlock_acquire(BuyContext& ctx, const std::string& key,
   redlock::RedLockClient client(ctx.app(), masters.nodes(), options, [&ctx] { return ctx.new_token(); });
   std::optional<redlock::RedLockHold> hold = client.lock(key, ttl);
   if (client.tries().size() > 1) ctx.count("lock.contended", static_cast<int64_t>(client.tries().size() - 1));
+  for (const redlock::RedLockTry& t : client.tries()) {
+    // A quorum that came too late: refused by the validity test, or taken without it.
+    if (t.locked >= client.quorum() && t.validity_ms < 0) ctx.count(check_validity ? "redlock.refused-late-quorum" : "redlock.took-late-quorum");
+  }
   if (!hold) {
     ctx.count("lock.gave-up");
     return std::nullopt;
