@@ -220,8 +220,20 @@ int list_command(const std::string& what) {
   throw UsageError(fmt::format("list: unknown list '{}' (expected variants, faults or properties)", what));
 }
 
+// A profile that cannot strike the design (failover without a replica) is refused: a verdict
+// under a fault that cannot happen would read as a pass.
+void refuse_inapplicable(const FaultsChoice& faults, const Scenario& s) {
+  if (faults.profile.empty()) return;
+  if (auto why = protocols::profile_inapplicable(faults.profile, s)) {
+    throw UsageError(fmt::format("--faults: {} does not apply to {}: {}", faults.profile, s.design, *why));
+  }
+}
+
 Scenario run_scenario(const RunFlags& f) {
-  return scenario_of(f.variant, faults_flag(f.faults), seed_flag("--seed", f.seed), f.workload, f.horizon, f.strategy);
+  const FaultsChoice faults = faults_flag(f.faults);
+  Scenario s = scenario_of(f.variant, faults, seed_flag("--seed", f.seed), f.workload, f.horizon, f.strategy);
+  refuse_inapplicable(faults, s);
+  return s;
 }
 
 int run_command(const RunFlags& f) {
@@ -271,6 +283,7 @@ int check_command(const CheckFlags& f) {
   sweep_strategy_flag(f.sweep);
   properties::SweepOptions opt;
   const Scenario first = scenario_of(f.variant, faults, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
+  refuse_inapplicable(faults, first);
   print_notes(first);
   warn_workload(first.workload);
   opt.base = sweep_base(first, faults, f.sweep.workload);
@@ -380,7 +393,7 @@ int compare_command(const CompareFlags& f) {
   fmt::print("cells: runs that violated each property (out of {}); '.' = none. orders/s and p99 are over all runs of the cell.\n\n", seeds.count);
   const std::vector<std::string> columns = {"no_oversell", "no_duplicate_order", "no_lost_order", "ledger_conservation", "lock_mutual_exclusion", "progress"};
   const std::vector<std::string> short_names = {"oversell", "duplicate", "lost", "ledger", "mutex", "progress"};
-  fmt::print("{:<30} {:<12}", "variant", "faults");
+  fmt::print("{:<30} {:<13}", "variant", "faults");
   for (const auto& c : short_names) fmt::print(" {:>9}", c);
   fmt::print(" {:>9} {:>9}\n", "orders/s", "p99");
   bool internal_error = false;
@@ -395,7 +408,13 @@ int compare_command(const CompareFlags& f) {
       opt.jobs = jobs;
       properties::SweepResult sw = properties::sweep(opt);
       reject_invalid(sw, faults[i].label());
-      fmt::print("{:<30} {:<12}", v, faults[i].label());
+      fmt::print("{:<30} {:<13}", v, faults[i].label());
+      if (sw.inapplicable) {
+        // Not an empty row that reads as "holds": the design has nothing this profile strikes.
+        fmt::print(" does not apply: {}\n", *sw.inapplicable);
+        std::fflush(stdout);
+        continue;
+      }
       if (sw.runs > 0 && sw.unplaced == sw.runs) {
         // Not an empty row that reads as "holds": the profile has nothing to strike in this design.
         fmt::print(" does not apply: {}\n", sw.unplaced_why);
@@ -408,7 +427,7 @@ int compare_command(const CompareFlags& f) {
       }
       const double seconds = static_cast<double>(sw.sale_us) / 1e6;
       fmt::print(" {:>9.1f} {:>9}\n", seconds > 0 ? static_cast<double>(sw.acks) / seconds : 0.0, sim::format_span(properties::percentile(sw.latencies, 99)));
-      if (sw.unplaced > 0) fmt::print("{:<43} ({} of {} runs had no fault: {}: {})\n", "", sw.unplaced, sw.runs, faults[i].label(), sw.unplaced_why);
+      if (sw.unplaced > 0) fmt::print("{:<44} ({} of {} runs had no fault: {}: {})\n", "", sw.unplaced, sw.runs, faults[i].label(), sw.unplaced_why);
       for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
       internal_error |= !sw.errors.empty();
       std::fflush(stdout);
@@ -437,6 +456,8 @@ int hash_command(const HashFlags& f) {
   for (const std::string& v : variants) {
     for (const FaultsChoice& fc : faults) {
       const Scenario base = sweep_base(scenario_of(v, fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy), fc, f.sweep.workload);
+      // A profile that cannot strike this design has nothing to pin (compare says so).
+      if (!fc.profile.empty() && protocols::profile_inapplicable(fc.profile, base)) continue;
       for (uint64_t i = 0; i < seeds.count; ++i) {
         Scenario s = base;
         s.seed = seeds.first + i;

@@ -216,6 +216,10 @@ void merge(SweepResult& out, const SweepOptions& options, uint64_t seed, SeedOut
 
 SweepResult sweep(const SweepOptions& options) {
   SweepResult out;
+  if (!options.profile.empty()) {
+    out.inapplicable = protocols::profile_inapplicable(options.profile, options.base);
+    if (out.inapplicable) return out;
+  }
   const auto started = std::chrono::steady_clock::now();  // wall time, reported only
   std::mutex mu;
   if (!options.stop_at_first) {

@@ -98,6 +98,9 @@ struct SweepResult {
   std::string unplaced_why;                     // the lowest such seed's reason
   std::optional<uint64_t> unplaced_seed;
   uint64_t unfired = 0;                         // runs in which a planned fault never happened
+  // Set when the profile cannot apply to the design at all (protocols::profile_inapplicable):
+  // then nothing ran.
+  std::optional<std::string> inapplicable;
   bool stopped = false;                         // stop_at_first found a violation
   int64_t wall_ns = 0;                          // wall time of the sweep (not of the replay)
 };

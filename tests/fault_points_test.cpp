@@ -204,12 +204,41 @@ TEST(FaultPoints, EveryProfilePlacedFaultHappens) {
       EXPECT_EQ(r.faults_fired, r.faults_planned) << profile << " seed " << seed << ": " << s.faults.to_string();
     }
   }
-  // A profile whose point the design never reaches places nothing, and says why.
+  // A profile that needs a role the design's services lack places nothing, and says why: no
+  // lock service at all, or one without a replica.
   Scenario db;
   db.design = "db_conditional_update";
   db = protocols::apply_profile("failover", db);
   EXPECT_TRUE(db.faults.empty());
-  EXPECT_NE(db.unplaced.find("write_unreplicated"), std::string::npos) << db.unplaced;
+  EXPECT_EQ(db.unplaced, "the design uses no lock service");
+  EXPECT_TRUE(db.notes.empty()) << "nothing widened for a fault that cannot happen";
+  Scenario redlock;
+  redlock.design = "redlock_conditional";
+  redlock = protocols::apply_profile("failover", redlock);
+  EXPECT_TRUE(redlock.faults.empty());
+  EXPECT_EQ(redlock.unplaced, "its lock service (redlock) has no replica to take over");
+  Scenario redis;
+  redis.design = "redis_lock_conditional";
+  EXPECT_EQ(protocols::apply_profile("acquire-pause", redis).unplaced, "its lock service (redis) takes a lock in one request");
+}
+
+// Profiles aim at roles, not names: the same profile strikes each service's own nodes.
+TEST(FaultPoints, ProfilesNameTheLockServicesOwnNodes) {
+  for (const auto& [design, node] : {std::pair{"redis_lock_read_modify_write", "redis-1"}, std::pair{"redlock_read_modify_write", "redlock-1"}}) {
+    for (const char* profile : {"clock-jump", "clock-drift", "lock-restart", "partition"}) {
+      Scenario s;
+      s.design = design;
+      s = protocols::apply_profile(profile, s);
+      ASSERT_FALSE(s.faults.empty()) << design << " / " << profile << ": " << s.unplaced;
+      EXPECT_NE(s.faults.to_string().find(node), std::string::npos) << design << " / " << profile << ": " << s.faults.to_string();
+      const properties::RunResult r = properties::run_checked(s);
+      EXPECT_EQ(r.faults_fired, r.faults_planned) << design << " / " << profile << ": " << s.faults.to_string();
+    }
+  }
+  Scenario rl;
+  rl.design = "redlock_read_modify_write";
+  EXPECT_EQ(protocols::apply_profile("partition", rl).faults.faults.at(0).side_b,
+            (std::vector<std::string>{"redlock-2", "redlock-3", "redlock-4", "redlock-5"}));
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 // `UPDATE ... SET available = available - 1 WHERE sku_id = ? AND available >= 1`, 0 rows means
 // sold out; release on every master with a token compare.
 // Expected verdict: HOLDS no_oversell under every profile, even where the lock visibly fails
-// (lock_mutual_exclusion violated under gc-pause and slow-rpc): the database, not the lock, is
+// (lock_mutual_exclusion violated under gc-pause, slow-rpc, acquire-pause, clock-drift, and
+// rarely clock-jump and lock-restart): the database, not the lock, is
 // the single source of truth. This is the answer to "RedLock has no fencing token": make the
 // write itself conditional. Violates no_duplicate_order under retries and chaos.
 #include "protocols/steps.h"

@@ -5,9 +5,12 @@
 // same read-then-write as redlock_read_modify_write.
 // Expected verdict: VIOLATES no_oversell (and lock_mutual_exclusion) under acquire-pause: the
 // client pauses between two masters for longer than the TTL, the keys it set first expire, a
-// second buyer takes a quorum of them, and the first resumes, collects its OKs and writes. The
-// library's validity test refuses exactly that lock (redlock_read_modify_write holds there).
-// Otherwise as redlock_read_modify_write.
+// second buyer takes a quorum of them, and the first resumes, collects its OKs and writes
+// (counter redlock.took-late-quorum). The library's validity test refuses exactly that lock
+// (redlock.refused-late-quorum in redlock_read_modify_write, which still violates under the
+// profile for another reason: the pause stops a buyer holding the lock on the same node;
+// tests/redlock_test.cpp separates the two with one buyer per node). Otherwise as
+// redlock_read_modify_write.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {

@@ -5,11 +5,15 @@
 // every master in turn, a quorum of 3 of 5, validity = ttl - elapsed - drift checked); in a
 // transaction SELECT the stock, make the remote call, write `available = <literal>`, insert the
 // order, commit; release on every master with a token compare.
-// Expected verdict: HOLDS no_oversell without faults and when one master fails (clock-jump,
-// clock-drift, lock-restart and partition strike the lock node only: the other four still hold
-// the key, so nobody else reaches a quorum). VIOLATES it under gc-pause and slow-rpc: a lease is
-// a lease, and a holder that stops (or whose write is late) past its validity writes a stale
-// value, whatever the number of masters (Kleppmann, "How to do distributed locking"). RedLock
+// Expected verdict: HOLDS no_oversell without faults, under partition and app-crash. VIOLATES it
+// under gc-pause, slow-rpc and acquire-pause (a process pause stops the holder too): a lease is a
+// lease, and a holder that stops (or whose write is late) past its validity writes a stale
+// value, whatever the number of masters (Kleppmann, "How to do distributed locking"). And,
+// rarely, when one master fails (clock-jump, lock-restart: 1 seed in 1,000; clock-drift: 2 in
+// 40): buyers racing for the lock split the masters between them, so the winner holds exactly
+// a quorum, 3 of 5; when one of its three drops the key (a jump, a restart without persistence,
+// a fast clock), the next buyer takes it plus the two others: Kleppmann's scenario, arising from
+// contention alone, with no partition. RedLock
 // has no fencing token to stop that write: its values are random, and a counter INCRed on N
 // independent masters is not monotonic across failures, so there is no redlock_fenced; pair it
 // with a conditional write instead (redlock_conditional). Violates no_duplicate_order under
@@ -42,6 +46,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design redlock_read_modify_write_design;
 const Design redlock_read_modify_write_design{
     "redlock_read_modify_write", "RedLock (quorum of N masters, validity checked), SELECT, UPDATE available = <literal>, release on every master",
-    "holds no_oversell when one master fails; violates it when the holder outlives its lease (gc-pause, slow-rpc)", buy, {}, {"redlock"}};
+    "violates no_oversell when the holder outlives its lease (gc-pause, slow-rpc, acquire-pause) and, rarely, when a master of a bare quorum fails", buy, {}, {"redlock"}};
 
 }  // namespace oversim::protocols
