@@ -200,5 +200,17 @@ if [ "$kind" != "random false 2" ]; then echo "FAIL: check --json verdict: '$kin
 rm -f "$tmpjson"
 expect 2 "--json: cannot write" check --variant db_conditional_update --seeds 1 --json /nonexistent/dir/out.json
 
+# Lock services follow the design: RedLock designs, their flags, and profiles by role.
+expect 2 "--masters: 0 is out of range (1..9)" check --variant redlock_conditional --masters 0
+expect 2 "--persistence: unknown setting 'sometimes'" check --variant redlock_conditional --persistence sometimes
+expect 2 "--faults: failover does not apply to db_conditional_update: the design uses no lock service" check --variant db_conditional_update --faults failover
+expect 2 "its lock service (redlock) has no replica to take over" run --variant redlock_conditional --faults failover
+expect 2 "names unknown node 'redis-1'" run --variant redlock_conditional --faults 'at 1ms crash redis-1'
+expect_violated 1 "no_oversell ledger_conservation lock_mutual_exclusion no_lost_update" run --variant redlock_no_validity_check --seed 1 --buyers 2 --stock 1 --remote-call 100ms --faults 'on 3rd during_acquire in app-1 pause here for 600ms' --trace none
+expect_violated 0 "" run --variant redlock_read_modify_write --seed 1 --buyers 2 --stock 1 --remote-call 100ms --faults 'on 3rd during_acquire in app-1 pause here for 600ms' --trace none
+if ! "$oversim" list variants | grep -q '^redlock_no_validity_check '; then echo "FAIL: list variants lacks the RedLock designs"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+row=$("$oversim" compare --variants db_for_update,redlock_conditional --faults failover,acquire-pause --seeds 2 2>/dev/null | grep -c 'does not apply')
+if [ "$row" != 3 ]; then echo "FAIL: compare showed $row 'does not apply' rows, expected 3 (db_for_update under both, redlock_conditional/failover)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
