@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "properties/checker.h"
+#include "protocols/registry.h"
 
 namespace oversim {
 namespace {
@@ -206,6 +207,26 @@ TEST(RedLockStories, RedLockWithTheConditionalDecrementNeverOversells) {
   EXPECT_EQ(runs, 84);
   EXPECT_GE(conditional_mutex, 10) << "the lock failed in too few runs for the holding verdict to mean anything";
   EXPECT_GE(rmw_oversold, 10) << "the same plans must break read-then-write";
+}
+
+// The properties read every master's deletes (no_foreign_unlock) through the service, as they
+// read the Redis primary's: each release is a token-compare DEL on every master, and each one
+// that still held the buyer's key is a removal naming that master.
+TEST(RedLockStories, ThePropertiesSeeEveryMastersDeletes) {
+  Scenario s;
+  s.design = "redlock_conditional";
+  const protocols::Design& design = *protocols::find_design(s.design);
+  protocols::Simulation sale(s, design);
+  sale.run();
+  std::vector<protocols::LockRemoval> removals;
+  for (const auto& service : sale.services()) service->removals(removals);
+  ASSERT_EQ(sale.services().size(), 1u);
+  EXPECT_EQ(sale.services().front()->kind(), "redlock");
+  size_t holds = sale.history().locks.size();
+  EXPECT_GE(holds, 5u);                      // at least the five units sold
+  EXPECT_GE(removals.size(), holds * 3);     // a quorum of keys removed per release
+  EXPECT_LE(removals.size(), holds * 5);
+  for (const auto& r : removals) EXPECT_TRUE(r.server.starts_with("redlock-")) << r.server;
 }
 
 }  // namespace
