@@ -196,7 +196,12 @@ int list_command(const std::string& what) {
     return 0;
   }
   if (what == "faults") {
-    for (const auto& p : protocols::profiles()) fmt::print("{:<12} {}\n", p.name, p.summary);
+    for (const auto& p : protocols::profiles()) fmt::print("{:<13} {}\n", p.name, p.summary);
+    for (const auto& ps : protocols::profile_sets()) {
+      std::string names;
+      for (const std::string& n : ps.profiles) names += (names.empty() ? "" : ",") + n;
+      fmt::print("\nSet '{}' (compare/hash --faults {}): {}: {}\n", ps.name, ps.name, names, ps.summary);
+    }
     fmt::print("\nOr a fault plan: 'at 10ms pause app-1 for 2s; at 20ms crash redis-1; at 1s restart redis-1; at 0 partition redis-1,app-1 | "
                "redis-2,sentinel,app-2;\n  at 3s heal; at 5ms isolate db; at 5ms cut db -> app-1; at 5ms clock-jump redis-1 +1s; "
                "at 0 clock-drift redis-1 +200ppm;\n  at 5ms delay-next app-1 -> db by 1s; at 5ms hold app-1 -> db for 1s'\n");

@@ -141,6 +141,11 @@ FaultsChoice faults_flag(const std::string& text) {
   if (text.empty()) throw UsageError("--faults: empty (a profile name, 'none' for no faults, or a plan like 'at 10ms pause app-1 for 2s')");
   if (protocols::is_profile(text)) return FaultsChoice{text, {}};
   if (is_single_word(text)) {
+    for (const protocols::ProfileSet& ps : protocols::profile_sets()) {
+      if (ps.name == text) {
+        throw UsageError(fmt::format("--faults: '{}' is a set of profiles ({}): compare and hash take it; this command takes one of them", text, join(ps.profiles)));
+      }
+    }
     throw UsageError(fmt::format("--faults: unknown profile '{}' (profiles: {}; or a plan like 'at 10ms pause app-1 for 2s')", text, join(profile_names())));
   }
   try {
@@ -158,7 +163,17 @@ std::vector<FaultsChoice> faults_list_flag(const std::string& text) {
   if (!is_single_word(text)) return {faults_flag(text)};
   std::vector<FaultsChoice> out;
   for (const std::string& name : list_flag("--faults", text, profile_names())) {
-    if (!protocols::is_profile(name)) throw UsageError(fmt::format("--faults: unknown profile '{}' (profiles: {}, or all)", name, join(profile_names())));
+    const protocols::ProfileSet* set = nullptr;
+    for (const protocols::ProfileSet& ps : protocols::profile_sets()) {
+      if (ps.name == name) set = &ps;
+    }
+    if (set != nullptr) {
+      for (const std::string& p : set->profiles) out.push_back(FaultsChoice{p, {}});
+      continue;
+    }
+    if (!protocols::is_profile(name)) {
+      throw UsageError(fmt::format("--faults: unknown profile '{}' (profiles: {}; sets: redlock; or all)", name, join(profile_names())));
+    }
     out.push_back(FaultsChoice{name, {}});
   }
   return out;

@@ -269,6 +269,14 @@ const std::vector<Profile>& profiles() {
   return all;
 }
 
+const std::vector<ProfileSet>& profile_sets() {
+  static const std::vector<ProfileSet> all = {
+      {"redlock", {"clock-jump", "clock-drift", "lock-restart", "acquire-pause"},
+       "what the RedLock debate is about: a master's clock jumps or drifts, a master restarts without the key, a client pauses while acquiring"},
+  };
+  return all;
+}
+
 bool is_profile(const std::string& name) {
   for (const Profile& p : profiles()) {
     if (p.name == name) return true;

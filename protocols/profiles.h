@@ -30,6 +30,15 @@ struct Profile {
 const std::vector<Profile>& profiles();
 bool is_profile(const std::string& name);
 
+// Named sets of profiles a list flag expands (`--faults redlock`): the faults a lock service's
+// own nodes suffer, as the RedLock debate names them.
+struct ProfileSet {
+  std::string name;
+  std::vector<std::string> profiles;
+  std::string summary;
+};
+const std::vector<ProfileSet>& profile_sets();
+
 // What a sale reaches without faults: how often each fault point is reached, and how many
 // scheduling decisions it makes (PCT's step estimate).
 struct Probe {

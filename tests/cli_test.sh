@@ -209,6 +209,9 @@ expect 2 "names unknown node 'redis-1'" run --variant redlock_conditional --faul
 expect_violated 1 "no_oversell ledger_conservation lock_mutual_exclusion no_lost_update" run --variant redlock_no_validity_check --seed 1 --buyers 2 --stock 1 --remote-call 100ms --faults 'on 3rd during_acquire in app-1 pause here for 600ms' --trace none
 expect_violated 0 "" run --variant redlock_read_modify_write --seed 1 --buyers 2 --stock 1 --remote-call 100ms --faults 'on 3rd during_acquire in app-1 pause here for 600ms' --trace none
 if ! "$oversim" list variants | grep -q '^redlock_no_validity_check '; then echo "FAIL: list variants lacks the RedLock designs"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+expect 2 "'redlock' is a set of profiles (clock-jump, clock-drift, lock-restart, acquire-pause)" check --variant redlock_conditional --faults redlock
+sets=$("$oversim" compare --variants redlock_conditional --faults redlock --seeds 1 2>/dev/null | grep -c '^redlock_conditional')
+if [ "$sets" != 4 ]; then echo "FAIL: compare --faults redlock showed $sets rows, expected 4"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 row=$("$oversim" compare --variants db_for_update,redlock_conditional --faults failover,acquire-pause --seeds 2 2>/dev/null | grep -c 'does not apply')
 if [ "$row" != 3 ]; then echo "FAIL: compare showed $row 'does not apply' rows, expected 3 (db_for_update under both, redlock_conditional/failover)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
