@@ -385,7 +385,20 @@ int compare_command(const CompareFlags& f) {
   std::vector<Scenario> bases;
   warn_workload(to_workload(f.sweep.workload));
   for (const FaultsChoice& fc : faults) {
-    const Scenario checked = scenario_of(variants.front(), fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
+    // The notes of the first design the profile applies to (a profile that applies to none has
+    // nothing to say). What a profile widens depends only on the workload and on the roles of
+    // the design's lock service: failover and partition widen for a replicated one only, so a
+    // RedLock row under partition runs the workload as typed; `check` prints its own notes.
+    std::string noted = variants.front();
+    for (const std::string& v : variants) {
+      Scenario probe_design;
+      probe_design.design = v;
+      if (fc.profile.empty() || !protocols::profile_inapplicable(fc.profile, probe_design)) {
+        noted = v;
+        break;
+      }
+    }
+    const Scenario checked = scenario_of(noted, fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
     print_notes_briefly(fc.label(), checked);
     bases.push_back(sweep_base(checked, fc, f.sweep.workload));
   }

@@ -494,7 +494,7 @@ std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& event
     const bool pinned = std::find(keep_steps.begin(), keep_steps.end(), e.step) != keep_steps.end() ||
                         e.kind == "fault" || e.kind == "fault-skipped";
     if (e.kind == "fault" || e.kind == "pause" || e.kind == "resume" || e.kind == "crash" || e.kind == "restart" || e.kind == "failover" ||
-        e.kind == "lock-held" || e.kind == "lock-released" || e.kind == "ack" || e.kind == "unheard" || e.kind == "heal" ||
+        e.kind == "lock-held" || e.kind == "lock-released" || e.kind == "ack" || e.kind == "unheard" || e.kind == "heal" || e.kind == "redlock" ||
         e.kind == "fault-skipped") {
       keep = true;
     } else if (e.kind == "sql") {
