@@ -54,7 +54,7 @@ void warn_workload(const protocols::Workload& w) {
 }
 
 // compare runs many profiles: one line each, the values set and any kept as typed.
-void print_notes_briefly(const std::string& profile, const Scenario& s) {
+void print_notes_briefly(const std::string& profile, const Scenario& s, const std::string& for_designs = "") {
   std::string sets;
   for (const std::string& n : s.notes) {
     const std::string prefix = profile + " sets ";
@@ -65,7 +65,9 @@ void print_notes_briefly(const std::string& profile, const Scenario& s) {
     const size_t paren = n.find(" (", prefix.size());
     sets += fmt::format("{}{}", sets.empty() ? "" : ", ", n.substr(prefix.size(), paren - prefix.size()));
   }
-  if (!sets.empty()) fmt::print(stderr, "oversim: {} sets {} (flags you did not type; `oversim check --faults {}` says why)\n", profile, sets, profile);
+  if (!sets.empty()) {
+    fmt::print(stderr, "oversim: {} sets {}{} (flags you did not type; `oversim check --faults {}` says why)\n", profile, sets, for_designs, profile);
+  }
 }
 
 // The scenario a sweep starts from: for a profile, the workload as typed and no plan (the
@@ -385,22 +387,36 @@ int compare_command(const CompareFlags& f) {
   std::vector<Scenario> bases;
   warn_workload(to_workload(f.sweep.workload));
   for (const FaultsChoice& fc : faults) {
-    // The notes of the first design the profile applies to (a profile that applies to none has
-    // nothing to say). What a profile widens depends only on the workload and on the roles of
-    // the design's lock service: failover and partition widen for a replicated one only, so a
-    // RedLock row under partition runs the workload as typed; `check` prints its own notes.
-    std::string noted = variants.front();
+    // What a profile widens depends on the workload and on the roles of the design's lock
+    // service (failover and partition widen for a replicated one only), so the notes are
+    // gathered per design it applies to and printed once per distinct set, naming the designs
+    // when they differ. A profile that applies to none has nothing to say.
+    std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> groups;  // notes, designs
+    std::optional<Scenario> checked;
     for (const std::string& v : variants) {
       Scenario probe_design;
       probe_design.design = v;
-      if (fc.profile.empty() || !protocols::profile_inapplicable(fc.profile, probe_design)) {
-        noted = v;
-        break;
+      probe_design.workload = to_workload(f.sweep.workload);
+      if (!fc.profile.empty() && protocols::profile_inapplicable(fc.profile, probe_design)) continue;
+      Scenario s = scenario_of(v, fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
+      bool grouped = false;
+      for (auto& [notes, designs] : groups) {
+        if (notes == s.notes) {
+          designs.push_back(v);
+          grouped = true;
+        }
       }
+      if (!grouped) groups.push_back({s.notes, {v}});
+      if (!checked) checked = std::move(s);
     }
-    const Scenario checked = scenario_of(noted, fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
-    print_notes_briefly(fc.label(), checked);
-    bases.push_back(sweep_base(checked, fc, f.sweep.workload));
+    if (!checked) checked = scenario_of(variants.front(), fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
+    for (const auto& [notes, designs] : groups) {
+      if (notes.empty()) continue;
+      Scenario shown = *checked;
+      shown.notes = notes;
+      print_notes_briefly(fc.label(), shown, groups.size() > 1 ? fmt::format(" for {}", join(designs)) : std::string());
+    }
+    bases.push_back(sweep_base(*checked, fc, f.sweep.workload));
   }
   const protocols::Workload w = to_workload(f.sweep.workload);
   fmt::print("oversim compare: {} seeds per cell (seeds {}..{}), strategy {}, {} jobs\nworkload: {}\n", seeds.count, seeds.first, seeds.last(),

@@ -229,7 +229,7 @@ protocols::Workload to_workload(const WorkloadFlags& f) {
   if (!persistence) throw UsageError(fmt::format("--persistence: unknown setting '{}' (expected none, everysec or always)", f.persistence));
   w.redis_persistence = *persistence;
   // Up to 9 masters: more is no deployment anyone runs, and each costs the client a round trip.
-  w.redlock_masters = static_cast<int>(integer_flag("--masters", f.masters, 1, 9));
+  w.redlock_masters = static_cast<int>(integer_flag("--masters", f.masters, 1, protocols::kMaxRedLockMasters));
   if (!f.latency.empty()) {
     // One latency (constant) or a range; either way without the default's slow tail.
     const size_t dots = f.latency.find("..");

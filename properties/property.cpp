@@ -218,8 +218,10 @@ std::optional<std::string> progress(const Simulation& s) {
 
 std::optional<std::string> lease_expired_while_held(const Simulation& s) {
   for (const auto& l : s.history().locks) {
-    if (l.ttl > sim::Duration::zero() && l.released > l.acquired + l.ttl) {
-      return fmt::format("{} believed it held {} for longer than its {} lease", l.holder, l.key, sim::format_duration(l.ttl));
+    if (l.lease_ends != Instant::max() && l.released > l.lease_ends) {
+      return fmt::format("{} believed it held {} for longer than its {} lease{}", l.holder, l.key, sim::format_duration(l.ttl),
+                         l.lease_ends <= l.acquired ? fmt::format(" (the lease had run out {} before it took the lock)", sim::format_duration(l.acquired - l.lease_ends))
+                                                    : l.lease_ends != l.acquired + l.ttl ? fmt::format(" (it ended {} after the lock was taken)", sim::format_duration(l.lease_ends - l.acquired)) : "");
     }
   }
   return std::nullopt;

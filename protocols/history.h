@@ -20,6 +20,10 @@ struct LockBelief {
   uint64_t acquired_step = 0;
   sim::Instant released = sim::Instant::max();  // when the client stopped believing it held it
   sim::Duration ttl;                            // the lease it asked for (0: none)
+  // When the client's lease runs out by its own reckoning: acquired + ttl for a lock whose
+  // lease starts when it is granted; RedLock's validity, from the end of its round, which may
+  // already be past (a late quorum taken without the validity test). Instant::max(): no lease.
+  sim::Instant lease_ends = sim::Instant::max();
 };
 
 struct OrderAck {

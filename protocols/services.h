@@ -47,7 +47,8 @@ class Service {
  public:
   virtual ~Service() = default;
   virtual const std::string& kind() const = 0;
-  // Every client removal of a key the service ever served, in no particular order.
+  // Every client removal of a key the service ever served, server by server in build order and
+  // in time order within a server (no_foreign_unlock breaks ties at one instant by this order).
   virtual void removals(std::vector<LockRemoval>& out) const = 0;
   // A takeover by another node (a Sentinel failover, a new leader), for the failover_happened
   // coverage property; nullopt when none happened or the service has no such thing.

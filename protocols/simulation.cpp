@@ -141,8 +141,12 @@ void BuyContext::remote_call() {
 }
 
 size_t BuyContext::lock_acquired(const std::string& key, const std::string& token, Duration ttl) {
+  return lock_acquired(key, token, ttl, ttl > Duration::zero() ? world().now() + ttl : Instant::max());
+}
+
+size_t BuyContext::lock_acquired(const std::string& key, const std::string& token, Duration ttl, Instant lease_ends) {
   History& h = sim_.history();
-  h.locks.push_back(LockBelief{key, holder(), token, world().now(), world().steps(), Instant::max(), ttl});
+  h.locks.push_back(LockBelief{key, holder(), token, world().now(), world().steps(), Instant::max(), ttl, lease_ends});
   open_beliefs_.push_back(h.locks.size() - 1);
   note("lock-held", {{"key", key}, {"token", token}});
   return h.locks.size() - 1;
@@ -277,6 +281,9 @@ sim::Quantities quantities(const Workload& w) {
 
 std::optional<std::string> scenario_problem(const Scenario& scenario, const Design& design) {
   if (auto problem = scenario.faults.problem()) return problem;
+  if (scenario.workload.redlock_masters < 1 || scenario.workload.redlock_masters > kMaxRedLockMasters) {
+    return fmt::format("{} RedLock masters: a RedLock deployment has 1..{}", scenario.workload.redlock_masters, kMaxRedLockMasters);
+  }
   try {
     parse_schedule(scenario.schedule);
   } catch (const std::invalid_argument& e) {

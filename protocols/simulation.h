@@ -135,6 +135,9 @@ class BuyContext {
   // Beliefs, for lock_mutual_exclusion: from a successful acquire until release (or until the
   // client learns it lost the lock).
   size_t lock_acquired(const std::string& key, const std::string& token, Duration ttl);
+  // The same, with the lease the client computed itself (RedLock's validity): it ends at
+  // `lease_ends`, which may be now or earlier.
+  size_t lock_acquired(const std::string& key, const std::string& token, Duration ttl, Instant lease_ends);
   void lock_released(size_t belief);
   void count(const std::string& counter, int64_t n = 1);
   void note(const std::string& kind, std::vector<sim::TraceField> fields = {});

@@ -6,8 +6,8 @@
 namespace oversim::protocols {
 
 namespace {
-HeldLock acquired(BuyContext& ctx, const std::string& key, const std::string& token, Duration ttl) {
-  HeldLock lock{key, token, ctx.lock_acquired(key, token, ttl)};
+HeldLock acquired(BuyContext& ctx, const std::string& key, const std::string& token, Duration ttl, std::optional<Instant> lease_ends = std::nullopt) {
+  HeldLock lock{key, token, lease_ends ? ctx.lock_acquired(key, token, ttl, *lease_ends) : ctx.lock_acquired(key, token, ttl)};
   ctx.world().reach("after_acquire");
   return lock;
 }
@@ -72,7 +72,9 @@ std::optional<HeldLock> redlock_acquire(BuyContext& ctx, const std::string& key,
     ctx.count("lock.gave-up");
     return std::nullopt;
   }
-  return acquired(ctx, key, hold->value, ttl);
+  // The client's own lease: its validity, counted from the end of the round (redlock-rb hands
+  // the caller `validity` to use from then on).
+  return acquired(ctx, key, hold->value, ttl, ctx.world().now() + Duration::ms(hold->validity_ms));
 }
 
 void redlock_release(BuyContext& ctx, const HeldLock& lock) {

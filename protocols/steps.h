@@ -43,8 +43,10 @@ void unlock_compare(BuyContext& ctx, const HeldLock& lock);
 void unlock_plain_del(BuyContext& ctx, const HeldLock& lock);
 
 // RedLock (models/redlock/redlock_client.h) on the sale's masters, with the lock key as the
-// resource and a fresh random value per try. It tries for about as long as tryLock waits:
-// redlock-rb's retry_count set to lock_wait / retry_delay (200ms). `check_validity = false` is
+// resource and a fresh random value per try. redlock-rb's retry_count is set to
+// lock_wait / retry_delay (200ms), so the tries' delays add up to about lock_wait; each try also
+// costs its round trips, 100ms per master that does not answer (and as much again to unlock it),
+// so with masters down a buyer waits longer than lock_wait before it gives up. `check_validity = false` is
 // the hand-rolled client that takes a quorum of OKs as the lock however long they took.
 // nullopt: no try got a (valid) quorum; the client has unlocked every master.
 std::optional<HeldLock> redlock_acquire(BuyContext& ctx, const std::string& key, Duration ttl, bool check_validity = true);

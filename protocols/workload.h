@@ -25,6 +25,8 @@ enum class RedisPersistence : uint8_t { none, everysec, always };
 const char* to_string(RedisPersistence p);
 std::optional<RedisPersistence> parse_persistence(std::string_view text);
 
+inline constexpr int kMaxRedLockMasters = 9;
+
 struct Workload {
   int buyers = 20;             // distinct users, one purchase attempt each (plus clicks/retries)
   int skus = 1;                // buyer b wants sku (b mod skus) + 1
@@ -46,7 +48,7 @@ struct Workload {
   Duration replication_lag = Duration::ms(20);  // Redis primary -> replica, on top of the network
   // none: a crashed Redis comes back empty (no AOF, and no RDB snapshot taken during the sale)
   RedisPersistence redis_persistence = RedisPersistence::none;
-  int redlock_masters = 5;                   // RedLock: independent masters, quorum N/2 + 1
+  int redlock_masters = 5;                   // RedLock: independent masters, quorum N/2 + 1 (1..kMaxRedLockMasters)
   // One-way network latency of every link: uniform in [min, max], and with the tail on, 1 message
   // in 100 takes max..5ms instead. `--latency 200us` makes it constant (the exhaustive explorer's
   // default: then only the order of simultaneous events varies).

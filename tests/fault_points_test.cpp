@@ -204,6 +204,27 @@ TEST(FaultPoints, EveryProfilePlacedFaultHappens) {
       EXPECT_EQ(r.faults_fired, r.faults_planned) << profile << " seed " << seed << ": " << s.faults.to_string();
     }
   }
+  // The same on RedLock's masters, its own profiles included; chaos mixes only the kinds that
+  // apply (no failover without a replica), so it places a fault in every seed.
+  for (const char* profile : {"gc-pause", "partition", "clock-jump", "clock-drift", "lock-restart", "acquire-pause", "slow-rpc"}) {
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      Scenario s;
+      s.design = "redlock_read_modify_write";
+      s.seed = seed;
+      s = protocols::apply_profile(profile, s);
+      ASSERT_TRUE(s.unplaced.empty()) << profile << ": " << s.unplaced;
+      const properties::RunResult r = properties::run_checked(s);
+      EXPECT_EQ(r.faults_fired, r.faults_planned) << profile << " seed " << seed << ": " << s.faults.to_string();
+    }
+  }
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    Scenario s;
+    s.design = "redlock_conditional";
+    s.seed = seed;
+    s = protocols::apply_profile("chaos", s);
+    EXPECT_FALSE(s.faults.empty()) << "chaos seed " << seed << ": " << s.unplaced;
+    EXPECT_EQ(s.faults.to_string().find("redis-"), std::string::npos) << s.faults.to_string();
+  }
   // A profile that needs a role the design's services lack places nothing, and says why: no
   // lock service at all, or one without a replica.
   Scenario db;

@@ -178,6 +178,11 @@ RC_GTEST_PROP(GeneratedScenarios, TheConditionalDecrementAloneNeverOversells, ()
   assert_holds(*scenario_gen("db_conditional_update"), {"no_oversell", "no_lost_order", "ledger_conservation"});
 }
 
+RC_GTEST_PROP(GeneratedScenarios, RedLockWithTheConditionalDecrementNeverOversells, ()) {
+  // Faults on any of the five masters, the app nodes and the database.
+  assert_holds(*scenario_gen("redlock_conditional"), {"no_oversell", "no_lost_order"});
+}
+
 RC_GTEST_PROP(GeneratedScenarios, TheFencedDesignNeverOversells, ()) {
   assert_holds(*scenario_gen("redis_fenced"), {"no_oversell", "no_lost_order"});
 }

@@ -11,8 +11,11 @@
 //   5. otherwise unlock on every master (best effort, the token-compare script) and, after
 //      retry_delay + a random jitter in [0, retry_jitter), try again, at most retry_count times
 //      more, each try with a fresh random value (redlock-rb draws a new UUID per try).
-// Time is the app node's local clock in whole milliseconds (redlock-rb's monotonic ms source),
-// so a client pause or a drifting client clock enters exactly where it does in the library.
+// Time is the app node's local clock in whole milliseconds, so a client pause or a drifting
+// client clock enters exactly where it does in the library. That clock also takes the plan's
+// jumps, as a wall-clock time source does (redlock-rb's fallback without CLOCK_MONOTONIC); a
+// monotonic source would not step, and a backward jump here makes the elapsed time negative
+// and the validity longer than the TTL, which is what such a client would compute.
 //
 // `check_validity = false` is the hand-rolled client that counts OKs and ignores the time it
 // took (step 4 without the validity test): designs use it to show what that test buys.
@@ -56,7 +59,7 @@ struct RedLockTry {
 struct RedLockHold {
   std::string resource;
   std::string value;
-  int64_t validity_ms = 0;  // what the client may assume is left, from the start of its try
+  int64_t validity_ms = 0;  // what the client may assume is left when its round ends (ttl - elapsed - drift)
   uint32_t locked = 0;
 };
 

@@ -116,7 +116,7 @@ TEST(RedLock, TheValidityTestTurnsAPauseDuringAcquireIntoARefusal) {
 
 // A master whose clock runs 2% fast expires a 10s key after 10s / 1.02 = 9.804s of true time,
 // earlier than the 102ms the drift term covers: the key is gone before the client's validity
-// (10s - 2ms - 102ms from the start of its try) runs out.
+// (10s - 2ms - 102ms from the end of its round, at 2ms) runs out.
 TEST(RedLock, AMasterRunningTwoPercentFastExpiresTheKeyBeforeTheValidityEnds) {
   Masters f(1);
   sim::FaultPlan::parse("at 0 clock-drift redlock-1 +20000ppm").apply(f.w);

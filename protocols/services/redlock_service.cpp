@@ -1,12 +1,16 @@
 #include "protocols/services/redlock_service.h"
 
+#include <algorithm>
+
 #include "protocols/services/redis_service.h"
 
 namespace oversim::protocols {
 
 redlock::RedLockConfig RedLockService::config(const Workload& w) {
   redlock::RedLockConfig c;
-  c.masters = static_cast<uint32_t>(w.redlock_masters);
+  // scenario_problem refuses a count outside 1..kMaxRedLockMasters before anything is built;
+  // the clamp keeps node_names and roles (asked before that check) from indexing an empty list.
+  c.masters = static_cast<uint32_t>(std::clamp(w.redlock_masters, 1, kMaxRedLockMasters));
   c.options.persistence = to_redis(w.redis_persistence);
   return c;
 }
