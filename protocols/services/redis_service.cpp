@@ -36,11 +36,12 @@ const std::string& RedisService::kind() const {
   return k;
 }
 
+void add_removals(const redis::RedisServer& server, std::vector<LockRemoval>& out) {
+  for (const auto& r : server.removals()) out.push_back(LockRemoval{r.key, r.value, server.name(), r.from, r.at, r.step});
+}
+
 void RedisService::removals(std::vector<LockRemoval>& out) const {
-  for (size_t i = 0; i < deployment_.size(); ++i) {
-    const redis::RedisServer& server = deployment_.server(i);
-    for (const auto& r : server.removals()) out.push_back(LockRemoval{r.key, r.value, server.name(), r.from, r.at, r.step});
-  }
+  for (size_t i = 0; i < deployment_.size(); ++i) add_removals(deployment_.server(i), out);
 }
 
 std::optional<std::string> RedisService::takeover() const {

@@ -10,6 +10,10 @@
 
 namespace oversim::protocols {
 
+// Appends every client removal `server` logged, as the properties read them (shared by every
+// service built of Redis servers).
+void add_removals(const redis::RedisServer& server, std::vector<LockRemoval>& out);
+
 // The workload's --persistence as the Redis model's setting.
 redis::Persistence to_redis(RedisPersistence p);
 

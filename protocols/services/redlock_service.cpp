@@ -23,10 +23,7 @@ const std::string& RedLockService::kind() const {
 }
 
 void RedLockService::removals(std::vector<LockRemoval>& out) const {
-  for (size_t i = 0; i < deployment_.size(); ++i) {
-    const redis::RedisServer& server = deployment_.master(i);
-    for (const auto& r : server.removals()) out.push_back(LockRemoval{r.key, r.value, server.name(), r.from, r.at, r.step});
-  }
+  for (size_t i = 0; i < deployment_.size(); ++i) add_removals(deployment_.master(i), out);
 }
 
 ServiceKind RedLockService::kind_entry() {
