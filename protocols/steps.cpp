@@ -6,6 +6,24 @@
 namespace oversim::protocols {
 
 namespace {
+// The start every release shares: the client stops believing it holds the lock. False when the
+// process is dead (the fiber unwinds after a crash): it sends nothing.
+bool begin_release(BuyContext& ctx, const HeldLock& lock) {
+  if (ctx.world().current_fiber_cancelled()) {
+    ctx.lock_released(lock.belief);
+    return false;
+  }
+  ctx.world().reach("before_release");
+  ctx.lock_released(lock.belief);
+  return true;
+}
+
+// A RedLock client on the sale's masters for this buyer.
+redlock::RedLockClient redlock_client(BuyContext& ctx, redlock::RedLockOptions options) {
+  return redlock::RedLockClient(ctx.app(), ctx.simulation().service<RedLockService>().deployment().nodes(), options,
+                                [&ctx] { return ctx.new_token(); });
+}
+
 HeldLock acquired(BuyContext& ctx, const std::string& key, const std::string& token, Duration ttl, std::optional<Instant> lease_ends = std::nullopt) {
   HeldLock lock{key, token, lease_ends ? ctx.lock_acquired(key, token, ttl, *lease_ends) : ctx.lock_acquired(key, token, ttl)};
   ctx.world().reach("after_acquire");
@@ -36,32 +54,21 @@ std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Durati
 }
 
 void unlock_compare(BuyContext& ctx, const HeldLock& lock) {
-  if (ctx.world().current_fiber_cancelled()) {  // a dead process releases nothing
-    ctx.lock_released(lock.belief);
-    return;
-  }
-  ctx.world().reach("before_release");
-  ctx.lock_released(lock.belief);
+  if (!begin_release(ctx, lock)) return;
   auto r = ctx.redis().call(redis::Command::del_if_equals(lock.key, lock.token));
   if (r.ok() && r.value->kind() == redis::Reply::Kind::integer && r.value->as_integer() == 0) ctx.count("lock.expired-before-release");
 }
 
 void unlock_plain_del(BuyContext& ctx, const HeldLock& lock) {
-  if (ctx.world().current_fiber_cancelled()) {
-    ctx.lock_released(lock.belief);
-    return;
-  }
-  ctx.world().reach("before_release");
-  ctx.lock_released(lock.belief);
+  if (!begin_release(ctx, lock)) return;
   ctx.redis().call(redis::Command::del(lock.key));
 }
 
 std::optional<HeldLock> redlock_acquire(BuyContext& ctx, const std::string& key, Duration ttl, bool check_validity) {
-  redlock::RedLockDeployment& masters = ctx.simulation().service<RedLockService>().deployment();
   redlock::RedLockOptions options;
   options.retry_count = static_cast<uint32_t>(ctx.workload().lock_wait.count_ns() / options.retry_delay.count_ns());
   options.check_validity = check_validity;
-  redlock::RedLockClient client(ctx.app(), masters.nodes(), options, [&ctx] { return ctx.new_token(); });
+  redlock::RedLockClient client = redlock_client(ctx, options);
   std::optional<redlock::RedLockHold> hold = client.lock(key, ttl);
   if (client.tries().size() > 1) ctx.count("lock.contended", static_cast<int64_t>(client.tries().size() - 1));
   for (const redlock::RedLockTry& t : client.tries()) {
@@ -78,15 +85,8 @@ std::optional<HeldLock> redlock_acquire(BuyContext& ctx, const std::string& key,
 }
 
 void redlock_release(BuyContext& ctx, const HeldLock& lock) {
-  if (ctx.world().current_fiber_cancelled()) {
-    ctx.lock_released(lock.belief);
-    return;
-  }
-  ctx.world().reach("before_release");
-  ctx.lock_released(lock.belief);
-  redlock::RedLockDeployment& masters = ctx.simulation().service<RedLockService>().deployment();
-  redlock::RedLockClient client(ctx.app(), masters.nodes(), {}, [] { return std::string(); });
-  client.unlock(lock.key, lock.token);
+  if (!begin_release(ctx, lock)) return;
+  redlock_client(ctx, {}).unlock(lock.key, lock.token);
 }
 
 BuyResult insert_order_and_commit(BuyContext& ctx, db::DbConnection& conn) {

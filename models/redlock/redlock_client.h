@@ -41,7 +41,7 @@ using sim::Duration;
 struct RedLockOptions {
   uint32_t retry_count = 3;                     // redlock-rb DEFAULT_RETRY_COUNT
   Duration retry_delay = Duration::ms(200);     // DEFAULT_RETRY_DELAY
-  Duration retry_jitter = Duration::ms(50);     // DEFAULT_RETRY_JITTER: + rand(50) ms
+  Duration retry_jitter = Duration::ms(50);     // DEFAULT_RETRY_JITTER: plus a world draw in [0, 50) ms
   int64_t drift_factor_permille = 10;           // CLOCK_DRIFT_FACTOR 0.01
   Duration drift_extra = Duration::ms(2);
   Duration node_timeout = Duration::ms(100);    // DEFAULT_REDIS_TIMEOUT 0.1s

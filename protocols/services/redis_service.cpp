@@ -4,28 +4,20 @@
 
 namespace oversim::protocols {
 
-namespace {
-redis::Persistence persistence_of(const Workload& w) {
-  switch (w.redis_persistence) {
+redis::Persistence to_redis(RedisPersistence p) {
+  switch (p) {
     case RedisPersistence::none: return redis::Persistence::none;
     case RedisPersistence::everysec: return redis::Persistence::aof_everysec;
     case RedisPersistence::always: return redis::Persistence::aof_always;
   }
   return redis::Persistence::none;
 }
-}  // namespace
-
-redis::Persistence to_redis(RedisPersistence p) {
-  Workload w;
-  w.redis_persistence = p;
-  return persistence_of(w);
-}
 
 redis::RedisConfig RedisService::config(const Workload& w) {
   redis::RedisConfig rc;
   rc.servers = 2;  // redis-1 primary, redis-2 replica, plus a sentinel
   rc.replication_lag = w.replication_lag;
-  rc.persistence = persistence_of(w);
+  rc.persistence = to_redis(w.redis_persistence);
   return rc;
 }
 
