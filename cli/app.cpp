@@ -42,6 +42,8 @@ void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
                         "What a crashed Redis server (primary, replica, RedLock master) keeps: none, everysec (AOF fsync every second) or always")
             ->capture_default_str(), "--persistence");
   typed(cmd->add_option("--masters", w.masters, "RedLock: independent Redis masters redlock-1..N, quorum N/2+1, 1..9")->capture_default_str(), "--masters");
+  typed(cmd->add_option("--zk-servers", w.zk_servers, "ZooKeeper: servers zk-1..N of the ensemble, quorum N/2+1, 1..9 (its designs take --lock-ttl as the session timeout)")
+            ->capture_default_str(), "--zk-servers");
   typed(cmd->add_option("--latency", w.latency,
                         "One-way network latency: 200us (constant) or 100us..400us (uniform); default 100us..400us with 1 message in 100 taking up to 5ms"),
         "--latency");

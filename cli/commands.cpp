@@ -148,13 +148,14 @@ std::vector<std::string> variants_flag(const std::string& text) {
 }
 
 std::string describe_workload(const protocols::Workload& w) {
-  return fmt::format("{} buyers, {} sku x {} units, {} app nodes, {} arrivals, remote call {}, lock ttl {}, replica lag {}{}{}{}{}", w.buyers, w.skus, w.stock,
+  return fmt::format("{} buyers, {} sku x {} units, {} app nodes, {} arrivals, remote call {}, lock ttl {}, replica lag {}{}{}{}{}{}", w.buyers, w.skus, w.stock,
                      w.app_nodes, protocols::to_string(w.arrival), sim::format_duration(w.remote_call), sim::format_duration(w.lock_ttl),
                      sim::format_duration(w.replication_lag),
                      w.max_retries > 0 ? fmt::format(", {} gateway retries", w.max_retries) : "",
                      w.double_click.numerator > 0 ? fmt::format(", double clicks {}", sim::format_ratio(w.double_click)) : "",
                      w.redis_persistence != protocols::RedisPersistence::none ? fmt::format(", redis persistence {}", protocols::to_string(w.redis_persistence)) : "",
-                     w.redlock_masters != protocols::Workload{}.redlock_masters ? fmt::format(", {} RedLock masters", w.redlock_masters) : "");
+                     w.redlock_masters != protocols::Workload{}.redlock_masters ? fmt::format(", {} RedLock masters", w.redlock_masters) : "",
+                     w.zk_servers != protocols::Workload{}.zk_servers ? fmt::format(", {} ZooKeeper servers", w.zk_servers) : "");
 }
 
 void print_verdicts(const RunResult& r, const std::vector<std::string>& asserted) {
@@ -377,6 +378,14 @@ int check_command(const CheckFlags& f) {
   return 1;
 }
 
+namespace {
+// "12.3", or "-" when there is nothing to divide by (no lock service, no release).
+std::string ratio_cell(int64_t n, int64_t d) {
+  if (d <= 0) return "-";
+  return fmt::format("{:.1f}", static_cast<double>(n) / static_cast<double>(d));
+}
+}  // namespace
+
 int compare_command(const CompareFlags& f) {
   const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given, 100'000);
   const unsigned jobs = jobs_flag(f.sweep.jobs);
@@ -424,12 +433,15 @@ int compare_command(const CompareFlags& f) {
   for (const FaultsChoice& fc : faults) {
     if (fc.profile.empty()) fmt::print("plan: {}\n", fc.plan.to_string());
   }
-  fmt::print("cells: runs that violated each property (out of {}); '.' = none. orders/s and p99 are over all runs of the cell.\n\n", seeds.count);
+  fmt::print("cells: runs that violated each property (out of {}); '.' = none. orders/s and p99 are over all runs of the cell;\n"
+             "msgs/buy: requests to the lock service per purchase attempt; wake/rel: times a waiter woke to look again (a poll, a\n"
+             "watch, a retry round) per lock release.\n\n",
+             seeds.count);
   const std::vector<std::string> columns = {"no_oversell", "no_duplicate_order", "no_lost_order", "ledger_conservation", "lock_mutual_exclusion", "progress"};
   const std::vector<std::string> short_names = {"oversell", "duplicate", "lost", "ledger", "mutex", "progress"};
   fmt::print("{:<30} {:<13}", "variant", "faults");
   for (const auto& c : short_names) fmt::print(" {:>9}", c);
-  fmt::print(" {:>9} {:>9}\n", "orders/s", "p99");
+  fmt::print(" {:>9} {:>9} {:>8} {:>8}\n", "orders/s", "p99", "msgs/buy", "wake/rel");
   bool internal_error = false;
   for (const std::string& v : variants) {
     for (size_t i = 0; i < faults.size(); ++i) {
@@ -460,7 +472,8 @@ int compare_command(const CompareFlags& f) {
         fmt::print(" {:>9}", n == 0 ? std::string(".") : std::to_string(n));
       }
       const double seconds = static_cast<double>(sw.sale_us) / 1e6;
-      fmt::print(" {:>9.1f} {:>9}\n", seconds > 0 ? static_cast<double>(sw.acks) / seconds : 0.0, sim::format_span(properties::percentile(sw.latencies, 99)));
+      fmt::print(" {:>9.1f} {:>9} {:>8} {:>8}\n", seconds > 0 ? static_cast<double>(sw.acks) / seconds : 0.0, sim::format_span(properties::percentile(sw.latencies, 99)),
+                 ratio_cell(sw.counter("lock.requests"), sw.counter("lock.requests") > 0 ? sw.purchases : 0), ratio_cell(sw.counter("lock.wakeups"), sw.counter("lock.releases")));
       if (sw.unplaced > 0) fmt::print("{:<44} ({} of {} runs had no fault: {}: {})\n", "", sw.unplaced, sw.runs, faults[i].label(), sw.unplaced_why);
       for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
       internal_error |= !sw.errors.empty();

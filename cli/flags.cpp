@@ -51,6 +51,7 @@ WorkloadFlags::WorkloadFlags() {
   replication_lag = sim::format_duration(w.replication_lag);
   persistence = protocols::to_string(w.redis_persistence);
   masters = std::to_string(w.redlock_masters);
+  zk_servers = std::to_string(w.zk_servers);
 }
 
 uint64_t unsigned_flag(const char* flag, const std::string& text, uint64_t lo, uint64_t hi) {
@@ -230,6 +231,7 @@ protocols::Workload to_workload(const WorkloadFlags& f) {
   w.redis_persistence = *persistence;
   // Up to 9 masters: more is no deployment anyone runs, and each costs the client a round trip.
   w.redlock_masters = static_cast<int>(integer_flag("--masters", f.masters, 1, protocols::kMaxRedLockMasters));
+  w.zk_servers = static_cast<int>(integer_flag("--zk-servers", f.zk_servers, 1, protocols::kMaxZkServers));
   if (!f.latency.empty()) {
     // One latency (constant) or a range; either way without the default's slow tail.
     const size_t dots = f.latency.find("..");

@@ -28,7 +28,7 @@ inline constexpr sim::Duration kMaxLease = sim::Duration::s(720LL * 3600);   // 
 struct WorkloadFlags {
   WorkloadFlags();
   std::string buyers, stock, skus, apps, arrival, burst_window, poisson_mean, retries, double_click, remote_call, lock_ttl, lock_wait,
-      gateway_timeout, replication_lag, persistence, masters;
+      gateway_timeout, replication_lag, persistence, masters, zk_servers;
   std::string latency;  // "" : the default model (100us..400us with a tail)
   std::vector<std::string> typed;  // the flags the user typed ("--stock"), in the order typed
 };

@@ -208,6 +208,8 @@ void merge(SweepResult& out, const SweepOptions& options, uint64_t seed, SeedOut
   }
   if (r.faults_fired < r.faults_planned) ++out.unfired;
   out.acks += r.acks;
+  for (const auto& [result, n] : r.results) out.purchases += n;
+  for (const auto& [name, n] : r.counters) out.counters[name] += n;
   out.sale_us += r.sale_duration.count_ns() / 1000;
   out.latencies.insert(out.latencies.end(), r.latencies.begin(), r.latencies.end());
   if (r.violates(options.asserted) && (!out.first_failing_seed || seed < *out.first_failing_seed)) out.first_failing_seed = seed;
@@ -593,6 +595,7 @@ std::string scenario_flags(const Scenario& s) {
   if (w.replication_lag != d.replication_lag) cmd += fmt::format(" --replication-lag {}", sim::format_duration(w.replication_lag));
   if (w.redis_persistence != d.redis_persistence) cmd += fmt::format(" --persistence {}", protocols::to_string(w.redis_persistence));
   if (w.redlock_masters != d.redlock_masters) cmd += fmt::format(" --masters {}", w.redlock_masters);
+  if (w.zk_servers != d.zk_servers) cmd += fmt::format(" --zk-servers {}", w.zk_servers);
   if (w.burst_window != d.burst_window) cmd += fmt::format(" --burst-window {}", sim::format_duration(w.burst_window));
   if (w.poisson_mean != d.poisson_mean) cmd += fmt::format(" --poisson-mean {}", sim::format_duration(w.poisson_mean));
   if (w.latency_min != d.latency_min || w.latency_max != d.latency_max || w.latency_tail != d.latency_tail) {

@@ -99,7 +99,8 @@ Faults partition(Placer& pl, const Roles& r) {
   // other side (other app nodes reach both): for Redis, split brain.
   const std::string on = pl.trigger({"after_acquire"});
   if (on.empty()) return {};
-  return {fmt::format("{} partition {},here | {}", on, r.lock_node, join(r.far_side)), fmt::format("{} after 3s heal", on)};
+  const std::string with_holder = r.holder_side.empty() ? "here" : join(r.holder_side) + ",here";
+  return {fmt::format("{} partition {} | {}", on, with_holder, join(r.far_side)), fmt::format("{} after 3s heal", on)};
 }
 
 Faults clock_jump(Placer& pl, const Roles& r) {
@@ -224,17 +225,32 @@ void widen(Scenario& s, const std::string& profile, const char* flag, T& field, 
 std::string show_duration(Duration d) { return sim::format_duration(d); }
 std::string show_int(int64_t v) { return std::to_string(v); }
 
-void widen_for_failover(Scenario& s, const std::string& profile) {
+void widen_for_failover(Scenario& s, const std::string& profile, const Roles& roles) {
   // A lock lost in a failover matters only while its holder still works when Sentinel has
   // promoted the replica (down-after 1s, plus its 100ms period): a 1.5s critical section under
-  // a 5s lease, so the lease itself does not expire, and waiters that outlast the failover.
+  // a 5s lease, so the lease itself does not expire, and waiters that outlast the failover. A
+  // ZooKeeper election takes about as long (syncLimit, then the vote), and the 5s lease is then
+  // the session timeout, so no session expires while the ensemble elects.
   Workload& w = s.workload;
-  const char* why = "a lost lock overlaps its holder only if the critical section outlasts Sentinel's failover (about 1.1s)";
-  widen(s, profile, "--remote-call", w.remote_call, Duration::ms(1500), why, show_duration);
+  const std::string why = fmt::format("a lost lock overlaps its holder only if the critical section outlasts {}", roles.takeover);
+  widen(s, profile, "--remote-call", w.remote_call, Duration::ms(1500), why.c_str(), show_duration);
   widen(s, profile, "--lock-ttl", w.lock_ttl, w.remote_call * 3 + Duration::ms(500), "the lease must outlast the critical section, or it expires without any failover",
         show_duration);
   widen(s, profile, "--lock-wait", w.lock_wait, Duration::s(10), "waiting buyers must still be trying when the replica takes over", show_duration);
   widen(s, profile, "--gateway-timeout", w.gateway_timeout, Duration::s(15), "the gateway must wait out the failover", show_duration);
+}
+
+void widen_for_expiry(Scenario& s, const std::string& profile) {
+  // A holder cut off from the ensemble loses its lock when its session expires on the leader,
+  // one session timeout (--lock-ttl) after it was last heard; its own client says LOST only when
+  // it has been SUSPENDED (from two thirds of the timeout) for a whole timeout more. A critical
+  // section of 1.5 timeouts ends inside that window: after a waiter took the lock, before the
+  // holder's client gives up.
+  Workload& w = s.workload;
+  widen(s, profile, "--remote-call", w.remote_call, w.lock_ttl * 3 / 2,
+        "the holder must still be working when its session expires on the leader (one session timeout, --lock-ttl) and a waiter takes the lock", show_duration);
+  widen(s, profile, "--lock-wait", w.lock_wait, Duration::s(10), "waiting buyers must still be waiting when the session expires", show_duration);
+  widen(s, profile, "--gateway-timeout", w.gateway_timeout, Duration::s(15), "the gateway must wait for the slow sale", show_duration);
 }
 
 void widen_for_drift(Scenario& s, const std::string& profile) {
@@ -293,15 +309,15 @@ namespace {
 // (add it here too).
 std::string probe_key(const Scenario& s) {
   const Workload& w = s.workload;
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}/{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", s.design, s.seed, s.horizon.count_ns(), s.settle.count_ns(),
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}/{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", s.design, s.seed, s.horizon.count_ns(), s.settle.count_ns(),
                      s.inline_timers, s.schedule, s.faults.to_string(), w.buyers, w.skus, w.stock, w.activity, w.double_click.numerator,
                      w.double_click.denominator, w.app_nodes, static_cast<int>(w.arrival), w.burst_window.count_ns(), w.poisson_mean.count_ns(),
                      w.max_retries, w.gateway_timeout.count_ns(), w.remote_call.count_ns(), w.lock_ttl.count_ns(), w.lock_wait.count_ns(),
                      w.lock_retry.count_ns(), w.optimistic_retries, w.replication_lag.count_ns(), w.latency_min.count_ns(),
-                     w.latency_max.count_ns(), w.latency_tail, static_cast<int>(w.redis_persistence), w.redlock_masters);
+                     w.latency_max.count_ns(), w.latency_tail, static_cast<int>(w.redis_persistence), w.redlock_masters, w.zk_servers);
 }
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Workload) == 184, "Workload changed: add the new field to probe_key (then update this size)");
+static_assert(sizeof(Workload) == 192, "Workload changed: add the new field to probe_key (then update this size)");
 #endif
 
 // Probes are shared between the profiles of one seed (compare, hash and the verdict table run
@@ -379,7 +395,11 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
   }
   const Design* design = find_design(s.design);
   const Roles roles = design == nullptr ? Roles{} : Simulation::roles(s, *design);
-  if ((profile == "failover" || profile == "partition") && roles.replicated) widen_for_failover(s, profile);
+  if (profile == "partition" && roles.session_expiry) {
+    widen_for_expiry(s, profile);
+  } else if ((profile == "failover" || profile == "partition") && roles.replicated) {
+    widen_for_failover(s, profile, roles);
+  }
   if (profile == "clock-drift") widen_for_drift(s, profile);
   if (profile == "retries") {
     // A repeated purchase only turns into a duplicate order while there is stock to buy: give

@@ -18,7 +18,12 @@ namespace oversim::protocols {
   X(article_recipe)             \
   X(redlock_read_modify_write)  \
   X(redlock_no_validity_check)  \
-  X(redlock_conditional)
+  X(redlock_conditional)        \
+  X(zk_lock_read_modify_write)  \
+  X(zk_lock_stops_on_lost)      \
+  X(zk_lock_conditional)        \
+  X(zk_lock_fenced)             \
+  X(zk_herd_lock)
 
 #define OVERSIM_DECLARE(name) extern const Design name##_design;
 OVERSIM_DESIGNS(OVERSIM_DECLARE)

@@ -2,6 +2,7 @@
 
 #include "protocols/services/redis_service.h"
 #include "protocols/services/redlock_service.h"
+#include "protocols/services/zookeeper_service.h"
 
 namespace oversim::protocols {
 
@@ -10,6 +11,7 @@ const std::vector<ServiceKind>& service_kinds() {
   static const std::vector<ServiceKind> all = {
       RedisService::kind_entry(),
       RedLockService::kind_entry(),
+      ZooKeeperService::kind_entry(),
   };
   return all;
 }

@@ -25,8 +25,11 @@ struct Roles {
   std::string service;                      // the lock service's kind, "" when the design has none
   std::vector<std::string> lock_nodes;      // every node of the lock service, in the order built
   std::string lock_node;                    // the node single-node faults hit
-  std::vector<std::string> far_side;        // a partition puts lock_node and the holder's app apart from these
+  std::vector<std::string> far_side;        // a partition puts holder_side and the holder's app apart from these
+  std::vector<std::string> holder_side;     // the lock nodes that stay with the holder in a partition
   bool replicated = false;                  // a replica can take over lock_node's keys (failover)
+  std::string takeover;                     // what takes over, and how long it takes (for the notes)
+  bool session_expiry = false;              // a holder cut off loses its lock when its session expires
   std::vector<std::string> acquire_points;  // points a client reaches while acquiring, between its requests
   bool has_lock_service() const { return !lock_nodes.empty(); }
 };
@@ -61,6 +64,8 @@ struct ServiceKind {
   std::vector<std::string> (*node_names)(const Workload&);
   Roles (*roles)(const Workload&);
   std::unique_ptr<Service> (*build)(sim::World&, const Workload&);
+  // Why the workload cannot run on this service (a setting outside what it accepts), or nullopt.
+  std::optional<std::string> (*problem)(const Workload&) = nullptr;
 };
 
 const std::vector<ServiceKind>& service_kinds();

@@ -284,6 +284,14 @@ std::optional<std::string> scenario_problem(const Scenario& scenario, const Desi
   if (scenario.workload.redlock_masters < 1 || scenario.workload.redlock_masters > kMaxRedLockMasters) {
     return fmt::format("{} RedLock masters: a RedLock deployment has 1..{}", scenario.workload.redlock_masters, kMaxRedLockMasters);
   }
+  if (scenario.workload.zk_servers < 1 || scenario.workload.zk_servers > kMaxZkServers) {
+    return fmt::format("{} ZooKeeper servers: an ensemble has 1..{}", scenario.workload.zk_servers, kMaxZkServers);
+  }
+  for (const std::string& service : design.services) {
+    const ServiceKind& kind = kind_of_service(design, service);
+    if (kind.problem == nullptr) continue;
+    if (auto problem = kind.problem(scenario.workload)) return problem;
+  }
   try {
     parse_schedule(scenario.schedule);
   } catch (const std::invalid_argument& e) {

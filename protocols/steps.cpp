@@ -1,6 +1,8 @@
 #include "protocols/steps.h"
 
 #include "protocols/services/redlock_service.h"
+#include "protocols/services/zookeeper_service.h"
+#include "models/zookeeper/zk_lock.h"
 #include "sim/sync.h"
 
 namespace oversim::protocols {
@@ -15,6 +17,7 @@ bool begin_release(BuyContext& ctx, const HeldLock& lock) {
   }
   ctx.world().reach("before_release");
   ctx.lock_released(lock.belief);
+  ctx.count("lock.releases");
   return true;
 }
 
@@ -25,7 +28,10 @@ redlock::RedLockClient redlock_client(BuyContext& ctx, redlock::RedLockOptions o
 }
 
 HeldLock acquired(BuyContext& ctx, const std::string& key, const std::string& token, Duration ttl, std::optional<Instant> lease_ends = std::nullopt) {
-  HeldLock lock{key, token, lease_ends ? ctx.lock_acquired(key, token, ttl, *lease_ends) : ctx.lock_acquired(key, token, ttl)};
+  HeldLock lock;
+  lock.key = key;
+  lock.token = token;
+  lock.belief = lease_ends ? ctx.lock_acquired(key, token, ttl, *lease_ends) : ctx.lock_acquired(key, token, ttl);
   ctx.world().reach("after_acquire");
   return lock;
 }
@@ -37,11 +43,14 @@ std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Durati
   bool maybe_ours = false;
   for (int tries = 0;; ++tries) {
     if (tries > 0) ctx.count("lock.contended");
+    if (tries > 0) ctx.count("lock.wakeups");  // a waiter polls: every poll wakes it to look
+    ctx.count("lock.requests");
     auto set = ctx.redis().call(redis::Command::set_nx_px(key, token, ttl.count_ms()));
     if (set.ok() && set.value->kind() == redis::Reply::Kind::ok) return acquired(ctx, key, token, ttl);
     if (set.ambiguous()) maybe_ours = true;
     if (maybe_ours) {
       // Our earlier SET may have landed and only the reply was lost.
+      ctx.count("lock.requests");
       auto get = ctx.redis().call(redis::Command::get(key));
       if (get.ok() && get.value->kind() == redis::Reply::Kind::bulk && get.value->as_bulk() == token) return acquired(ctx, key, token, ttl);
     }
@@ -71,6 +80,11 @@ std::optional<HeldLock> redlock_acquire(BuyContext& ctx, const std::string& key,
   redlock::RedLockClient client = redlock_client(ctx, options);
   std::optional<redlock::RedLockHold> hold = client.lock(key, ttl);
   if (client.tries().size() > 1) ctx.count("lock.contended", static_cast<int64_t>(client.tries().size() - 1));
+  if (client.tries().size() > 1) ctx.count("lock.wakeups", static_cast<int64_t>(client.tries().size() - 1));
+  // A SET per master per try, and a failed try's unlock on every master.
+  const auto masters = static_cast<int64_t>(ctx.simulation().service<RedLockService>().deployment().size());
+  const auto tries = static_cast<int64_t>(client.tries().size());
+  ctx.count("lock.requests", masters * (2 * tries - (hold ? 1 : 0)));
   for (const redlock::RedLockTry& t : client.tries()) {
     // A quorum that came too late: refused by the validity test, or taken without it.
     if (t.locked >= client.quorum() && t.validity_ms < 0) ctx.count(check_validity ? "redlock.refused-late-quorum" : "redlock.took-late-quorum");
@@ -87,6 +101,76 @@ std::optional<HeldLock> redlock_acquire(BuyContext& ctx, const std::string& key,
 void redlock_release(BuyContext& ctx, const HeldLock& lock) {
   if (!begin_release(ctx, lock)) return;
   redlock_client(ctx, {}).unlock(lock.key, lock.token);
+}
+
+struct ZkHold {
+  zookeeper::ZkClient* client = nullptr;
+  std::unique_ptr<zookeeper::ZkLock> lock;
+  zookeeper::LockNode node;
+  uint64_t listener = 0;
+  bool lost = false;
+};
+
+namespace {
+void count_zk(BuyContext& ctx, const zookeeper::LockStats& before, const zookeeper::LockStats& after) {
+  ctx.count("lock.requests", static_cast<int64_t>(after.requests - before.requests));
+  ctx.count("lock.wakeups", static_cast<int64_t>(after.wakeups - before.wakeups));
+  ctx.count("zk.getChildren", static_cast<int64_t>(after.get_children - before.get_children));
+}
+}  // namespace
+
+std::optional<HeldLock> zk_acquire(BuyContext& ctx, const std::string& key, ZkLockOptions options) {
+  zookeeper::ZkClient* client = ctx.simulation().service<ZooKeeperService>().ensemble().client(ctx.app().name());
+  if (client == nullptr) throw std::logic_error("no ZooKeeper client on " + ctx.app().name());
+  auto hold = std::make_shared<ZkHold>();
+  hold->client = client;
+  // The guid of Curator's protection: unique per attempt.
+  hold->lock = std::make_unique<zookeeper::ZkLock>(*client, zk_lock_path(key), ctx.new_token(), options.herd);
+  const Instant give_up = ctx.world().now() + ctx.workload().lock_wait;
+  std::optional<zookeeper::LockNode> node = hold->lock->acquire(give_up);
+  count_zk(ctx, {}, hold->lock->stats());
+  if (!node) {
+    ctx.count("lock.gave-up");
+    return std::nullopt;
+  }
+  if (hold->lock->stats().wakeups > 0) ctx.count("lock.contended");
+  hold->node = *node;
+  HeldLock held = acquired(ctx, key, node->path, Duration::zero());
+  held.fence = node->czxid;
+  held.zk = hold;
+  if (options.stop_on_lost) {
+    // Curator's advice for a holder: a connection-state listener. This one gives the lock up
+    // on LOST only (not on SUSPENDED): the client stops believing it holds the lock.
+    const size_t belief = held.belief;
+    ZkHold* h = hold.get();
+    hold->listener = client->add_listener([&ctx, h, belief](zookeeper::ConnState s) {
+      if (s != zookeeper::ConnState::lost || h->lost) return;
+      h->lost = true;
+      ctx.count("zk.stopped-on-lost");
+      ctx.lock_released(belief);
+    });
+  }
+  return held;
+}
+
+bool zk_still_held(const HeldLock& lock) { return lock.zk == nullptr || !lock.zk->lost; }
+
+void zk_release(BuyContext& ctx, const HeldLock& lock) {
+  ZkHold& h = *lock.zk;
+  if (h.listener != 0) h.client->remove_listener(h.listener);
+  h.listener = 0;
+  if (!begin_release(ctx, lock)) return;
+  // An observation, not the client's knowledge: the ensemble closed the session that owns the
+  // lock node while the holder held it (the most advanced server no longer has it).
+  const zookeeper::ZkEnsemble& zk = ctx.simulation().service<ZooKeeperService>().ensemble();
+  const zookeeper::ZkServer* newest = &zk.server(0);
+  for (size_t i = 1; i < zk.size(); ++i) {
+    if (zk.server(i).state().last_zxid() > newest->state().last_zxid()) newest = &zk.server(i);
+  }
+  if (!newest->state().has_session(h.node.session)) ctx.count("zk.session-expired-while-held");
+  const zookeeper::LockStats before = h.lock->stats();
+  h.lock->release(h.node);
+  count_zk(ctx, before, h.lock->stats());
 }
 
 BuyResult insert_order_and_commit(BuyContext& ctx, db::DbConnection& conn) {

@@ -3,6 +3,7 @@
 // an ambiguous outcome.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -10,10 +11,14 @@
 
 namespace oversim::protocols {
 
+struct ZkHold;  // steps.cpp: the recipe's state for one held ZooKeeper lock
+
 struct HeldLock {
   std::string key;
   std::string token;
   size_t belief = 0;
+  uint64_t fence = 0;           // ZooKeeper: the lock node's czxid, a fencing token (0: none)
+  std::shared_ptr<ZkHold> zk;   // ZooKeeper only
 };
 
 // The article's "release in finally": runs `f` when the purchase ends, however it ends. If the
@@ -52,6 +57,23 @@ void unlock_plain_del(BuyContext& ctx, const HeldLock& lock);
 std::optional<HeldLock> redlock_acquire(BuyContext& ctx, const std::string& key, Duration ttl, bool check_validity = true);
 // RedLock's release: the token-compare DEL on every master (best effort, as the library does).
 void redlock_release(BuyContext& ctx, const HeldLock& lock);
+
+// The ZooKeeper lock recipe (models/zookeeper/zk_lock.h, Curator's InterProcessMutex) on this
+// app node's client, under /locks/<key>, waiting at most lock_wait. The token is the lock node's
+// path and `fence` its czxid. The client's belief lasts until release, whatever the session
+// does (InterProcessMutex never tells the holder), unless `stop_on_lost`: then a connection-state
+// listener ends it when the client reports LOST, and zk_still_held() turns false. `herd`: every
+// waiter watches the parent and lists the children at every change (the herd effect).
+// nullopt: the wait ran out (the node is deleted) or the session went while waiting.
+struct ZkLockOptions {
+  bool herd = false;
+  bool stop_on_lost = false;
+};
+std::optional<HeldLock> zk_acquire(BuyContext& ctx, const std::string& key, ZkLockOptions options = {});
+// False once a `stop_on_lost` holder's client said LOST.
+bool zk_still_held(const HeldLock& lock);
+// Delete the lock node (Curator keeps retrying a lost delete in the background).
+void zk_release(BuyContext& ctx, const HeldLock& lock);
 
 // The common ending of a purchase: `INSERT INTO orders ...`, `COMMIT`, and the buyer is told
 // "sold" only once the commit answered.

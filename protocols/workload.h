@@ -26,6 +26,7 @@ const char* to_string(RedisPersistence p);
 std::optional<RedisPersistence> parse_persistence(std::string_view text);
 
 inline constexpr int kMaxRedLockMasters = 9;
+inline constexpr int kMaxZkServers = 9;
 
 struct Workload {
   int buyers = 20;             // distinct users, one purchase attempt each (plus clicks/retries)
@@ -49,6 +50,8 @@ struct Workload {
   // none: a crashed Redis comes back empty (no AOF, and no RDB snapshot taken during the sale)
   RedisPersistence redis_persistence = RedisPersistence::none;
   int redlock_masters = 5;                   // RedLock: independent masters, quorum N/2 + 1 (1..kMaxRedLockMasters)
+  int zk_servers = 3;                        // ZooKeeper: the ensemble's servers zk-1..zk-N (1..kMaxZkServers); its
+                                             // designs ask for lock_ttl as their session timeout
   // One-way network latency of every link: uniform in [min, max], and with the tail on, 1 message
   // in 100 takes max..5ms instead. `--latency 200us` makes it constant (the exhaustive explorer's
   // default: then only the order of simultaneous events varies).

@@ -52,7 +52,9 @@ ServiceKind RedisService::kind_entry() {
         r.lock_nodes = redis::RedisDeployment::node_names(config(w));
         r.lock_node = "redis-1";
         r.far_side = {"redis-2", "sentinel"};
+        r.holder_side = {"redis-1"};
         r.replicated = true;
+        r.takeover = "Sentinel's failover (about 1.1s)";
         return r;
       },
       [](sim::World& world, const Workload& w) -> std::unique_ptr<Service> { return std::make_unique<RedisService>(world, w); }};

@@ -36,6 +36,7 @@ ServiceKind RedLockService::kind_entry() {
         r.lock_nodes = redlock::RedLockDeployment::node_names(config(w));
         r.lock_node = r.lock_nodes.front();
         r.far_side.assign(r.lock_nodes.begin() + 1, r.lock_nodes.end());
+        r.holder_side = {r.lock_node};
         r.replicated = false;
         r.acquire_points = {"during_acquire"};
         return r;

@@ -1,0 +1,107 @@
+#include "models/zookeeper/zk_lock.h"
+
+#include <algorithm>
+
+namespace oversim::zookeeper {
+
+int64_t sequence_of(const std::string& name) {
+  const size_t at = name.rfind("-lock-");
+  if (at == std::string::npos) return -1;
+  const std::string digits = name.substr(at + 6);
+  if (digits.empty() || digits.size() > 10 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return -1;
+  return std::stoll(digits);
+}
+
+ZkLock::ZkLock(ZkClient& client, std::string lock_path, std::string guid, bool herd)
+    : client_(client), lock_path_(std::move(lock_path)), prefix_("_c_" + guid + "-lock-"), herd_(herd) {}
+
+Result ZkLock::call(const Op& op, Instant deadline, std::shared_ptr<Watch>* watch) {
+  ++stats_.requests;
+  if (op.type == OpType::get_children) ++stats_.get_children;
+  return client_.call(op, deadline, watch);
+}
+
+std::optional<LockNode> ZkLock::find_ours(Instant deadline) {
+  // Protection: the create's answer was lost; the node it may have made carries our guid.
+  Result r = call(Op::get_children(lock_path_), deadline);
+  if (!r.ok()) return std::nullopt;
+  for (const std::string& child : r.children) {
+    if (child.rfind(prefix_, 0) != 0) continue;
+    const std::string path = lock_path_ + "/" + child;
+    Result e = call(Op::exists(path), deadline);
+    if (e.ok()) return LockNode{path, e.stat.czxid, e.stat.ephemeral_owner};
+  }
+  return std::nullopt;
+}
+
+std::optional<LockNode> ZkLock::acquire(Instant deadline) {
+  sim::World& world = client_.app().world();
+  std::optional<LockNode> ours;
+  while (!ours) {
+    if (world.now() >= deadline) return std::nullopt;
+    Result r = call(Op::create(lock_path_ + "/" + prefix_, "", true, true), deadline);
+    if (r.ok()) {
+      ours = LockNode{r.path, r.stat.czxid, r.stat.ephemeral_owner};
+    } else if (r.code == Code::no_node) {
+      call(Op::create(lock_path_, "", false, false), deadline);  // NODEEXISTS from a racing client is fine
+    } else if (r.code == Code::connection_loss) {
+      ours = find_ours(deadline);
+    }
+    // not_serving, session_expired: the next call waits for a connection (a new session).
+  }
+  const std::string name = name_of(ours->path);
+  for (;;) {
+    // Our node lives only as long as the session that made it.
+    if (client_.session() != ours->session) return std::nullopt;
+    std::shared_ptr<Watch> watch;
+    Result r = call(Op::get_children(lock_path_, herd_), deadline, herd_ ? &watch : nullptr);
+    if (r.code == Code::session_expired) return std::nullopt;
+    if (!r.ok()) {
+      if (world.now() >= deadline) {
+        release(*ours);
+        return std::nullopt;
+      }
+      continue;
+    }
+    std::vector<std::string> children = r.children;
+    std::stable_sort(children.begin(), children.end(), [](const std::string& a, const std::string& b) { return sequence_of(a) < sequence_of(b); });
+    auto it = std::find(children.begin(), children.end(), name);
+    if (it == children.end()) return std::nullopt;  // gone with its session
+    if (it == children.begin()) return ours;
+    if (!herd_) {
+      Result d = call(Op::get_data(lock_path_ + "/" + *(it - 1), true), deadline, &watch);
+      if (d.code == Code::no_node) continue;  // the predecessor went meanwhile: look again
+      if (!d.ok() || watch == nullptr) {
+        if (world.now() >= deadline) {
+          release(*ours);
+          return std::nullopt;
+        }
+        continue;
+      }
+    }
+    if (watch == nullptr) continue;
+    if (!watch->fired.wait_until(deadline, "zk lock waits for its watch")) {
+      release(*ours);
+      return std::nullopt;
+    }
+    ++stats_.wakeups;
+  }
+}
+
+void ZkLock::release(const LockNode& node) {
+  if (client_.session() != node.session) return;  // the node is gone, or goes, with its session
+  sim::World& world = client_.app().world();
+  ++stats_.requests;
+  Result r = client_.call(Op::remove(node.path), world.now() + Duration::ms(client_.session_timeout_ms()));
+  if (r.ok() || r.code == Code::no_node || r.code == Code::session_expired) return;
+  // Curator's guaranteed delete: keep trying in the background while the session lives.
+  ZkClient& client = client_;
+  world.spawn(&client.app(), client.app().name() + "/zk-guaranteed-delete", [&client, &world, node] {
+    while (client.session() == node.session) {
+      Result again = client.call(Op::remove(node.path), world.now() + Duration::ms(client.session_timeout_ms()));
+      if (again.ok() || again.code == Code::no_node || again.code == Code::session_expired) return;
+    }
+  }, true);
+}
+
+}  // namespace oversim::zookeeper

@@ -1,0 +1,64 @@
+// The ZooKeeper lock recipe as Curator's InterProcessMutex codes it (LockInternals,
+// StandardLockInternalsDriver), on one ZkClient:
+//   1. create `<lock>/_c_<guid>-lock-` EPHEMERAL_SEQUENTIAL, creating the parent when it is
+//      missing; the guid ("protection") lets a client whose create timed out find the node it may
+//      have made, by listing the children;
+//   2. list the children (no watch) and sort them by sequence number; the lowest holds the lock;
+//   3. otherwise getData with a watch on the next lower node and wait for the watch (or the
+//      deadline), then go back to 2. Only one waiter wakes per release: no herd.
+//   On the deadline it deletes its own node and gives up. Release deletes the node, and keeps
+//   trying in the background while the answer is lost (Curator's guaranteed delete).
+// `herd = true` is the naive recipe the ZooKeeper page warns about: every waiter lists the
+// children with a watch on the parent, so every change wakes every waiter and each one lists the
+// children again: O(N^2) requests for N waiters instead of O(N).
+//
+// InterProcessMutex registers no connection listener: the holder is never told that its session
+// is gone. A design that cares listens itself (ZkClient::add_listener).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "models/zookeeper/zk_client.h"
+
+namespace oversim::zookeeper {
+
+struct LockNode {
+  std::string path;    // our node, "/locks/<key>/_c_<guid>-lock-0000000003"
+  uint64_t czxid = 0;  // its creation zxid: grows in the order the lock is granted
+  uint64_t session = 0;
+};
+
+struct LockStats {
+  uint64_t requests = 0;      // every request the recipe sent
+  uint64_t get_children = 0;
+  uint64_t wakeups = 0;       // watches that fired and sent the waiter back to look
+};
+
+class ZkLock {
+ public:
+  ZkLock(ZkClient& client, std::string lock_path, std::string guid, bool herd = false);
+
+  // Curator's acquire(time): the node once it is the lowest, or nullopt at `deadline` (its node
+  // deleted) or when the session it made the node with is gone.
+  std::optional<LockNode> acquire(Instant deadline);
+  // Delete our node; with the answer lost, retry in the background until the node or its session
+  // is gone.
+  void release(const LockNode& node);
+  const LockStats& stats() const { return stats_; }
+
+ private:
+  Result call(const Op& op, Instant deadline, std::shared_ptr<Watch>* watch = nullptr);
+  std::optional<LockNode> find_ours(Instant deadline);
+  ZkClient& client_;
+  std::string lock_path_;
+  std::string prefix_;  // "_c_<guid>-lock-"
+  bool herd_;
+  LockStats stats_;
+};
+
+// The sequence number of a recipe node's name ("..-lock-0000000003" -> 3); -1 if it has none.
+int64_t sequence_of(const std::string& name);
+
+}  // namespace oversim::zookeeper
