@@ -75,17 +75,23 @@ TEST(Explore, EveryExecutionAtTwoBuyersIsCountedAndTheCounterexampleReplays) {
 
 // The verdict table's gc-pause column says which designs oversell when a pause outlives the
 // lease; at the explorer's default bounds that is a proof, not 40 seeds: every design whose
-// no_oversell is H there holds for every execution, every V is found.
+// no_oversell is H there holds for every execution, every V is found. ZooKeeper designs
+// heartbeat (the leader pings every 50ms, each client every third of its session), so every
+// instant has ties and their whole tree is out of reach: they are proved within one deviation
+// from the first schedule (about 500 executions each; `oversim explore --max-deviations 2`
+// covers ~11,000 in ~20s and agrees).
 TEST(Explore, EveryDesignAtTwoBuyersAgreesWithTheGcPauseColumnOfTheVerdictTable) {
   const std::vector<std::pair<std::string, bool>> oversells = {
       {"read_modify_write", true},       {"db_conditional_update", false}, {"db_for_update", false},
       {"db_optimistic_version", false},  {"redis_lock_read_modify_write", true}, {"redis_lock_plain_del", true},
       {"redis_lock_conditional", false}, {"redis_lock_watchdog", true},    {"redis_fenced", false},
       {"redis_fenced_stale_read", true}, {"async_order_write", false},     {"article_recipe", false},
-      {"redlock_read_modify_write", true}, {"redlock_no_validity_check", true}, {"redlock_conditional", false}};
+      {"redlock_read_modify_write", true}, {"redlock_no_validity_check", true}, {"redlock_conditional", false},
+      {"zk_lock_read_modify_write", true}, {"zk_lock_stops_on_lost", true}, {"zk_lock_conditional", false},
+      {"zk_lock_fenced", false},         {"zk_herd_lock", false}};
   ASSERT_EQ(oversells.size(), protocols::designs().size()) << "a design without a row here";
   for (const auto& [design, oversell] : oversells) {
-    properties::ExploreOptions o = bounds(design, 2);
+    properties::ExploreOptions o = bounds(design, 2, design.rfind("zk_", 0) == 0 ? std::optional<uint64_t>(1) : std::nullopt);
     o.stop_at_first = oversell;
     const properties::ExploreResult r = properties::explore(o);
     EXPECT_EQ(r.counterexample.has_value(), oversell) << design;
