@@ -296,6 +296,7 @@ protocols::Scenario scenario_of(const std::string& variant, const FaultsChoice& 
   s.workload = to_workload(flags);
   s.typed = flags.typed;
   s.seed = seed;
+  if (auto problem = protocols::workload_problem(s, design)) throw UsageError(*problem);
   s.horizon = duration_flag("--horizon", horizon, sim::Duration::s(1), kMaxHorizon);
   std::string exact;
   s.search = search_flag(strategy, &exact);

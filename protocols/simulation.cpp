@@ -279,8 +279,7 @@ sim::Quantities quantities(const Workload& w) {
           {"burst-window", w.burst_window}};
 }
 
-std::optional<std::string> scenario_problem(const Scenario& scenario, const Design& design) {
-  if (auto problem = scenario.faults.problem()) return problem;
+std::optional<std::string> workload_problem(const Scenario& scenario, const Design& design) {
   if (scenario.workload.redlock_masters < 1 || scenario.workload.redlock_masters > kMaxRedLockMasters) {
     return fmt::format("{} RedLock masters: a RedLock deployment has 1..{}", scenario.workload.redlock_masters, kMaxRedLockMasters);
   }
@@ -292,6 +291,12 @@ std::optional<std::string> scenario_problem(const Scenario& scenario, const Desi
     if (kind.problem == nullptr) continue;
     if (auto problem = kind.problem(scenario.workload)) return problem;
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> scenario_problem(const Scenario& scenario, const Design& design) {
+  if (auto problem = scenario.faults.problem()) return problem;
+  if (auto problem = workload_problem(scenario, design)) return problem;
   try {
     parse_schedule(scenario.schedule);
   } catch (const std::invalid_argument& e) {

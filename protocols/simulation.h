@@ -232,6 +232,9 @@ class Simulation {
 // plan that settles too late to leave the quiet time the "eventually" checks need.
 // Cheap: it builds nothing (Simulation::node_names gives the topology).
 std::optional<std::string> scenario_problem(const Scenario& scenario, const Design& design);
+// The part of it about the workload alone: a setting the design's services cannot take (a
+// RedLock or ZooKeeper size out of range, a session timeout the ensemble would not negotiate).
+std::optional<std::string> workload_problem(const Scenario& scenario, const Design& design);
 
 // The "pct:<depth>:<decisions>" schedule's numbers, or nullopt for "random"; throws
 // std::invalid_argument for anything else.

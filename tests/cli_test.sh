@@ -212,6 +212,18 @@ if ! "$oversim" list variants | grep -q '^redlock_no_validity_check '; then echo
 expect 2 "'redlock' is a set of profiles (clock-jump, clock-drift, lock-restart, acquire-pause)" check --variant redlock_conditional --faults redlock
 sets=$("$oversim" compare --variants redlock_conditional --faults redlock --seeds 1 2>/dev/null | grep -c '^redlock_conditional')
 if [ "$sets" != 4 ]; then echo "FAIL: compare --faults redlock showed $sets rows, expected 4"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+# ZooKeeper: its settings are checked before anything runs; a holder cut off from the ensemble
+# oversells read-then-write in the window between expiry on the leader and LOST on its client.
+expect 2 "--zk-servers: 0 is out of range (1..9)" check --variant zk_lock_conditional --zk-servers 0
+expect 2 "--lock-ttl 100ms: a ZooKeeper design takes it as its session timeout" check --variant zk_lock_conditional --lock-ttl 100ms
+expect 2 "names unknown node 'redis-1'" run --variant zk_lock_conditional --faults 'at 1ms crash redis-1'
+expect_violated 1 "no_oversell ledger_conservation lock_mutual_exclusion no_lost_update" run --variant zk_lock_read_modify_write --seed 1 --buyers 2 --stock 1 --remote-call 750ms --lock-wait 10s --gateway-timeout 15s --faults 'on after_acquire partition here | zk-1,zk-2,zk-3; on after_acquire after 3s heal' --trace none
+expect_violated 0 "lock_mutual_exclusion" run --variant zk_lock_fenced --seed 1 --buyers 2 --stock 1 --remote-call 750ms --lock-wait 10s --gateway-timeout 15s --faults 'on after_acquire partition here | zk-1,zk-2,zk-3; on after_acquire after 3s heal' --trace none
+if ! "$oversim" list variants | grep -q '^zk_herd_lock '; then echo "FAIL: list variants lacks the ZooKeeper designs"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+herd=$("$oversim" compare --variants zk_lock_conditional,zk_herd_lock --faults none --seeds 2 --buyers 40 --stock 40 2>/dev/null | awk '$2 == "none" {print $1, $(NF-1)}')
+recipe_msgs=$(printf '%s\n' "$herd" | awk '$1 == "zk_lock_conditional" {print $2}')
+herd_msgs=$(printf '%s\n' "$herd" | awk '$1 == "zk_herd_lock" {print $2}')
+if ! awk -v r="$recipe_msgs" -v h="$herd_msgs" 'BEGIN { exit !(r > 0 && h > 3 * r) }'; then echo "FAIL: compare msgs/buy: recipe '$recipe_msgs', herd '$herd_msgs' (expected the herd above 3x)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 row=$("$oversim" compare --variants db_for_update,redlock_conditional --faults failover,acquire-pause --seeds 2 2>/dev/null | grep -c 'does not apply')
 if [ "$row" != 3 ]; then echo "FAIL: compare showed $row 'does not apply' rows, expected 3 (db_for_update under both, redlock_conditional/failover)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 

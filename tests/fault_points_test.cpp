@@ -217,6 +217,18 @@ TEST(FaultPoints, EveryProfilePlacedFaultHappens) {
       EXPECT_EQ(r.faults_fired, r.faults_planned) << profile << " seed " << seed << ": " << s.faults.to_string();
     }
   }
+  // And on a ZooKeeper ensemble: every profile that applies places a fault that happens.
+  for (const char* profile : {"gc-pause", "failover", "partition", "clock-jump", "clock-drift", "lock-restart", "slow-rpc", "app-crash", "lost-replies"}) {
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      Scenario s;
+      s.design = "zk_lock_read_modify_write";
+      s.seed = seed;
+      s = protocols::apply_profile(profile, s);
+      ASSERT_TRUE(s.unplaced.empty()) << profile << ": " << s.unplaced;
+      const properties::RunResult r = properties::run_checked(s);
+      EXPECT_EQ(r.faults_fired, r.faults_planned) << profile << " seed " << seed << ": " << s.faults.to_string();
+    }
+  }
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     Scenario s;
     s.design = "redlock_conditional";
@@ -260,6 +272,19 @@ TEST(FaultPoints, ProfilesNameTheLockServicesOwnNodes) {
   rl.design = "redlock_read_modify_write";
   EXPECT_EQ(protocols::apply_profile("partition", rl).faults.faults.at(0).side_b,
             (std::vector<std::string>{"redlock-2", "redlock-3", "redlock-4", "redlock-5"}));
+  // ZooKeeper: the lock node is the leader (zk-3, the highest id); a partition cuts the holder
+  // off from the whole ensemble (its session expires on the leader), and widens the critical
+  // section to 1.5 session timeouts, not to Sentinel's failover.
+  Scenario zk;
+  zk.design = "zk_lock_read_modify_write";
+  const Scenario cut = protocols::apply_profile("partition", zk);
+  EXPECT_EQ(cut.faults.faults.at(0).side_a, (std::vector<std::string>{"here"}));
+  EXPECT_EQ(cut.faults.faults.at(0).side_b, (std::vector<std::string>{"zk-1", "zk-2", "zk-3"}));
+  EXPECT_EQ(cut.workload.remote_call, sim::Duration::ms(750));
+  const Scenario crash = protocols::apply_profile("failover", zk);
+  EXPECT_NE(crash.faults.to_string().find("crash zk-3"), std::string::npos) << crash.faults.to_string();
+  EXPECT_EQ(crash.workload.lock_ttl, sim::Duration::s(5));  // the session outlasts the election
+  EXPECT_EQ(protocols::apply_profile("acquire-pause", zk).unplaced, "its lock service (zookeeper) takes a lock in one request");
 }
 
 }  // namespace

@@ -139,7 +139,9 @@ rc::Gen<GeneratedScenario> scenario_gen(std::string design) {
     s.workload.stock = *rc::gen::inRange<int64_t>(1, 5);
     s.workload.skus = *rc::gen::inRange(1, 3);
     s.workload.app_nodes = *rc::gen::inRange(1, 3);
-    s.workload.lock_ttl = sim::Duration::ms(*rc::gen::inRange<int64_t>(50, 2000));
+    // A ZooKeeper design takes the TTL as its session timeout, which the ensemble bounds below
+    // at 2 ticks (200ms).
+    s.workload.lock_ttl = sim::Duration::ms(*rc::gen::inRange<int64_t>(design.rfind("zk_", 0) == 0 ? 200 : 50, 2000));
     s.workload.remote_call = sim::Duration::ms(*rc::gen::inRange<int64_t>(0, 300));
     s.workload.max_retries = *rc::gen::inRange(0, 2);
     s.faults.faults = *rc::gen::container<std::vector<sim::Fault>>(*rc::gen::inRange<size_t>(0, 5), fault_gen(s.workload.app_nodes, topology_of(design, s.workload.app_nodes)));
@@ -181,6 +183,15 @@ RC_GTEST_PROP(GeneratedScenarios, TheConditionalDecrementAloneNeverOversells, ()
 RC_GTEST_PROP(GeneratedScenarios, RedLockWithTheConditionalDecrementNeverOversells, ()) {
   // Faults on any of the five masters, the app nodes and the database.
   assert_holds(*scenario_gen("redlock_conditional"), {"no_oversell", "no_lost_order"});
+}
+
+RC_GTEST_PROP(GeneratedScenarios, TheZooKeeperLockWithTheConditionalDecrementNeverOversells, ()) {
+  // Faults on any server of the ensemble (its leader included), the app nodes and the database.
+  assert_holds(*scenario_gen("zk_lock_conditional"), {"no_oversell", "no_lost_order"});
+}
+
+RC_GTEST_PROP(GeneratedScenarios, TheZooKeeperLockFencedByTheNodesCzxidNeverOversells, ()) {
+  assert_holds(*scenario_gen("zk_lock_fenced"), {"no_oversell", "no_lost_order"});
 }
 
 RC_GTEST_PROP(GeneratedScenarios, TheFencedDesignNeverOversells, ()) {
