@@ -132,8 +132,10 @@ void ZkClient::connection_loop() {
       lose("SUSPENDED for the session timeout");
       continue;
     }
-    // ClientCnxn waits a random while before each reconnect, then tries the next server.
-    const auto wait_ms = static_cast<int64_t>(world_.random(static_cast<uint64_t>(std::max<int64_t>(2, connect_timeout().count_ms()))));
+    // ClientCnxn waits a random while before each reconnect (below 1s), then tries the next
+    // server; the wait is kept below the connect timeout too, for sessions scaled down here.
+    const int64_t wait_bound = std::max<int64_t>(2, std::min<int64_t>(1000, connect_timeout().count_ms()));
+    const auto wait_ms = static_cast<int64_t>(world_.random(static_cast<uint64_t>(wait_bound)));
     sim::sleep_for(Duration::ms(wait_ms));
     server_ = (server_ + 1) % servers_.size();
     Duration timeout = connect_timeout();

@@ -5,8 +5,8 @@
 //
 // - Heartbeats: a ping every third of the session timeout; no answer within the read timeout
 //   (two thirds of it), or a refusal, is a disconnect. The client then tries the servers in turn
-//   (after a random wait below the connect timeout, sessionTimeout / servers, as ClientCnxn
-//   sleeps before a reconnect), each with its session id and the last zxid it has seen (a server
+//   (after a random wait below 1s and below the connect timeout, sessionTimeout / servers, as
+//   ClientCnxn sleeps before a reconnect), each with its session id and the last zxid it has seen (a server
 //   behind it refuses), and registers its watches again where it lands.
 // - Connection states (Curator): CONNECTED; SUSPENDED at the disconnect; RECONNECTED when a
 //   server takes the session back; LOST when a server says the session expired, or (Curator 3+,

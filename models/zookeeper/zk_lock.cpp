@@ -21,10 +21,12 @@ Result ZkLock::call(const Op& op, Instant deadline, std::shared_ptr<Watch>* watc
   return client_.call(op, deadline, watch);
 }
 
-std::optional<LockNode> ZkLock::find_ours(Instant deadline) {
+std::optional<LockNode> ZkLock::find_ours(Instant deadline, bool& looked) {
   // Protection: the create's answer was lost; the node it may have made carries our guid.
+  looked = false;
   Result r = call(Op::get_children(lock_path_), deadline);
   if (!r.ok()) return std::nullopt;
+  looked = true;
   for (const std::string& child : r.children) {
     if (child.rfind(prefix_, 0) != 0) continue;
     const std::string path = lock_path_ + "/" + child;
@@ -37,15 +39,24 @@ std::optional<LockNode> ZkLock::find_ours(Instant deadline) {
 std::optional<LockNode> ZkLock::acquire(Instant deadline) {
   sim::World& world = client_.app().world();
   std::optional<LockNode> ours;
+  bool maybe_made = false;  // a create's answer was lost: it may yet commit
   while (!ours) {
     if (world.now() >= deadline) return std::nullopt;
+    if (maybe_made) {
+      // Curator's protected mode looks before every retry of the create, not only after the
+      // first loss: a create logged before a leader change commits when the new leader does.
+      bool looked = false;
+      ours = find_ours(deadline, looked);
+      if (ours) break;
+      if (!looked) continue;  // could not list the children: look again
+    }
     Result r = call(Op::create(lock_path_ + "/" + prefix_, "", true, true), deadline);
     if (r.ok()) {
       ours = LockNode{r.path, r.stat.czxid, r.stat.ephemeral_owner};
     } else if (r.code == Code::no_node) {
       call(Op::create(lock_path_, "", false, false), deadline);  // NODEEXISTS from a racing client is fine
     } else if (r.code == Code::connection_loss) {
-      ours = find_ours(deadline);
+      maybe_made = true;
     }
     // not_serving, session_expired: the next call waits for a connection (a new session).
   }

@@ -2,7 +2,9 @@
 // StandardLockInternalsDriver), on one ZkClient:
 //   1. create `<lock>/_c_<guid>-lock-` EPHEMERAL_SEQUENTIAL, creating the parent when it is
 //      missing; the guid ("protection") lets a client whose create timed out find the node it may
-//      have made, by listing the children;
+//      have made, by listing the children before every retry (a create that reaches the log of
+//      a follower commits when that follower leads; one that commits after the last look is an
+//      orphan that blocks the queue until its session ends, as in Curator);
 //   2. list the children (no watch) and sort them by sequence number; the lowest holds the lock;
 //   3. otherwise getData with a watch on the next lower node and wait for the watch (or the
 //      deadline), then go back to 2. Only one waiter wakes per release: no herd.
@@ -50,7 +52,8 @@ class ZkLock {
 
  private:
   Result call(const Op& op, Instant deadline, std::shared_ptr<Watch>* watch = nullptr);
-  std::optional<LockNode> find_ours(Instant deadline);
+  // Our node by its guid; `looked` is false when the children could not be listed.
+  std::optional<LockNode> find_ours(Instant deadline, bool& looked);
   ZkClient& client_;
   std::string lock_path_;
   std::string prefix_;  // "_c_<guid>-lock-"

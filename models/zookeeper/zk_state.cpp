@@ -163,7 +163,7 @@ bool operator==(const Stat& a, const Stat& b) {
          a.ephemeral_owner == b.ephemeral_owner && a.num_children == b.num_children;
 }
 bool operator==(const Znode& a, const Znode& b) {
-  return a.data == b.data && a.stat == b.stat && a.children == b.children && a.next_sequence == b.next_sequence;
+  return a.data == b.data && a.stat == b.stat && a.children == b.children;
 }
 bool operator==(const ZkState& a, const ZkState& b) {
   return a.nodes_ == b.nodes_ && a.sessions_ == b.sessions_ && a.ephemerals_ == b.ephemerals_ && a.last_zxid_ == b.last_zxid_;
@@ -184,8 +184,9 @@ Result ZkState::create(const Txn& txn, std::vector<Trigger>& triggers) {
   if (p == nodes_.end()) return Result{Code::no_node};
   if (p->second.stat.ephemeral_owner != 0) return Result{Code::no_children_for_ephemerals};
   std::string path = op.path;
-  // The sequence number is the parent's counter, 10 digits (ZooKeeper uses the parent's cversion).
-  if (op.sequential) path += fmt::format("{:010d}", p->second.next_sequence);
+  // The sequence number is the parent's cversion, 10 digits (PrepRequestProcessor): deletes
+  // count too, so the numbers have gaps, but they only grow under one parent.
+  if (op.sequential) path += fmt::format("{:010d}", p->second.stat.cversion);
   if (nodes_.count(path) != 0) return Result{Code::node_exists};
   if (op.ephemeral && !has_session(txn.session)) return Result{Code::session_expired};
   Znode n;
@@ -194,7 +195,6 @@ Result ZkState::create(const Txn& txn, std::vector<Trigger>& triggers) {
   n.stat.ephemeral_owner = op.ephemeral ? txn.session : 0;
   Znode& parent_node = p->second;
   parent_node.children.insert(name_of(path));
-  ++parent_node.next_sequence;
   ++parent_node.stat.cversion;
   parent_node.stat.pzxid = txn.zxid;
   parent_node.stat.num_children = static_cast<int32_t>(parent_node.children.size());

@@ -9,6 +9,8 @@
 // the same, since every replica applies the same log in the same order, and a failed write is
 // still a transaction that uses up its zxid, as ZooKeeper's error transactions do.
 //
+// Sequential names take the parent's cversion (creates and deletes of its children), 10 digits.
+//
 // Applying a transaction also says which watches it triggers (ZooKeeper's WatchManager): a
 // create fires the path's data watches (NodeCreated) and the parent's child watches; a delete
 // fires the path's data and child watches (NodeDeleted) and the parent's child watches; setData
@@ -116,7 +118,6 @@ struct Znode {
   std::string data;
   Stat stat;
   std::set<std::string> children;  // names
-  int32_t next_sequence = 0;       // the parent's counter for sequential children
 };
 
 class ZkState {
