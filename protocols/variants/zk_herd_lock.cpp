@@ -9,7 +9,8 @@
 // every waiter, and each one lists the children again, so N waiters cost O(N^2) getChildren
 // calls where the recipe (watch only the next lower node) costs O(N): compare's msgs/buy and
 // wake/rel columns, and tests/zookeeper_test.cpp. The ZooKeeper recipes page: "each node is
-// watched by exactly one client. In this way, you avoid the herd effect."
+// watched by exactly one client. In this way, you avoid the herd effect." Violates
+// no_duplicate_order under retries and chaos (no idempotency).
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
