@@ -31,6 +31,11 @@ void BM_CheckedSale(benchmark::State& state, const char* design, const char* pro
 BENCHMARK_CAPTURE(BM_CheckedSale, db_conditional_update_none, "db_conditional_update", "none")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_CheckedSale, redis_lock_conditional_gc_pause, "redis_lock_conditional", "gc-pause")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_CheckedSale, article_recipe_chaos, "article_recipe", "chaos")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckedSale, redlock_conditional_gc_pause, "redlock_conditional", "gc-pause")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckedSale, zk_lock_conditional_none, "zk_lock_conditional", "none")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckedSale, zk_lock_conditional_gc_pause, "zk_lock_conditional", "gc-pause")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckedSale, zk_lock_conditional_failover, "zk_lock_conditional", "failover")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckedSale, zk_herd_lock_none, "zk_herd_lock", "none")->Unit(benchmark::kMillisecond);
 
 // A bigger sale: 1,000 buyers for 100 units on 8 app nodes.
 void BM_LargeSale(benchmark::State& state) {
