@@ -95,8 +95,10 @@ Faults failover(Placer& pl, const Roles& r) {
 }
 
 Faults partition(Placer& pl, const Roles& r) {
-  // The lock holder's app node stays with the lock node; the rest of the lock service is on the
-  // other side (other app nodes reach both): for Redis, split brain.
+  // The lock holder's app node stays with the holder-side lock nodes (the Redis primary, the
+  // first RedLock master; none for ZooKeeper: the holder is cut off from the whole ensemble);
+  // the rest of the lock service is on the other side (other app nodes reach both): for Redis,
+  // split brain.
   const std::string on = pl.trigger({"after_acquire"});
   if (on.empty()) return {};
   const std::string with_holder = r.holder_side.empty() ? "here" : join(r.holder_side) + ",here";
@@ -242,12 +244,14 @@ void widen_for_failover(Scenario& s, const std::string& profile, const Roles& ro
 
 void widen_for_expiry(Scenario& s, const std::string& profile) {
   // A holder cut off from the ensemble loses its lock when its session expires on the leader,
-  // one session timeout (--lock-ttl) after it was last heard; its own client says LOST only when
-  // it has been SUSPENDED (from two thirds of the timeout) for a whole timeout more. A critical
-  // section of 1.5 timeouts ends inside that window: after a waiter took the lock, before the
+  // one session timeout (--lock-ttl) after it was last heard, rounded up to the leader's next
+  // tick; its own client says LOST only later: once it has been SUSPENDED (from two thirds of
+  // the timeout) for a whole timeout more (Curator over a ZooKeeper client before 3.9.3), or
+  // after 4/3 of the timeout without a word (3.9.3+, ZOOKEEPER-4508). A critical section of 1.25
+  // timeouts ends inside that window for both: after a waiter took the lock, before the
   // holder's client gives up.
   Workload& w = s.workload;
-  widen(s, profile, "--remote-call", w.remote_call, w.lock_ttl * 3 / 2,
+  widen(s, profile, "--remote-call", w.remote_call, w.lock_ttl * 5 / 4,
         "the holder must still be working when its session expires on the leader (one session timeout, --lock-ttl) and a waiter takes the lock", show_duration);
   widen(s, profile, "--lock-wait", w.lock_wait, Duration::s(10), "waiting buyers must still be waiting when the session expires", show_duration);
   widen(s, profile, "--gateway-timeout", w.gateway_timeout, Duration::s(15), "the gateway must wait for the slow sale", show_duration);

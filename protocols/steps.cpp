@@ -64,12 +64,14 @@ std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Durati
 
 void unlock_compare(BuyContext& ctx, const HeldLock& lock) {
   if (!begin_release(ctx, lock)) return;
+  ctx.count("lock.requests");
   auto r = ctx.redis().call(redis::Command::del_if_equals(lock.key, lock.token));
   if (r.ok() && r.value->kind() == redis::Reply::Kind::integer && r.value->as_integer() == 0) ctx.count("lock.expired-before-release");
 }
 
 void unlock_plain_del(BuyContext& ctx, const HeldLock& lock) {
   if (!begin_release(ctx, lock)) return;
+  ctx.count("lock.requests");
   ctx.redis().call(redis::Command::del(lock.key));
 }
 
@@ -100,6 +102,7 @@ std::optional<HeldLock> redlock_acquire(BuyContext& ctx, const std::string& key,
 
 void redlock_release(BuyContext& ctx, const HeldLock& lock) {
   if (!begin_release(ctx, lock)) return;
+  ctx.count("lock.requests", static_cast<int64_t>(ctx.simulation().service<RedLockService>().deployment().size()));
   redlock_client(ctx, {}).unlock(lock.key, lock.token);
 }
 

@@ -274,13 +274,13 @@ TEST(FaultPoints, ProfilesNameTheLockServicesOwnNodes) {
             (std::vector<std::string>{"redlock-2", "redlock-3", "redlock-4", "redlock-5"}));
   // ZooKeeper: the lock node is the leader (zk-3, the highest id); a partition cuts the holder
   // off from the whole ensemble (its session expires on the leader), and widens the critical
-  // section to 1.5 session timeouts, not to Sentinel's failover.
+  // section to 1.25 session timeouts, not to Sentinel's failover.
   Scenario zk;
   zk.design = "zk_lock_read_modify_write";
   const Scenario cut = protocols::apply_profile("partition", zk);
   EXPECT_EQ(cut.faults.faults.at(0).side_a, (std::vector<std::string>{"here"}));
   EXPECT_EQ(cut.faults.faults.at(0).side_b, (std::vector<std::string>{"zk-1", "zk-2", "zk-3"}));
-  EXPECT_EQ(cut.workload.remote_call, sim::Duration::ms(750));
+  EXPECT_EQ(cut.workload.remote_call, sim::Duration::ms(625));
   const Scenario crash = protocols::apply_profile("failover", zk);
   EXPECT_NE(crash.faults.to_string().find("crash zk-3"), std::string::npos) << crash.faults.to_string();
   EXPECT_EQ(crash.workload.lock_ttl, sim::Duration::s(5));  // the session outlasts the election

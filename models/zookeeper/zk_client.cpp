@@ -27,11 +27,13 @@ const std::string& ZkClient::server() const { return servers_.at(server_)->name(
 
 void ZkClient::boot() {
   last_heard_ = world_.now();
+  fresh_ = false;
   if (!booted_once_ && initial_session_ != 0) {
     session_ = initial_session_;
     state_ = ConnState::connected;
     connected_.set();
   } else {
+    fresh_ = true;  // its first connection is CONNECTED, later ones RECONNECTED
     // A new process: no session yet.
     session_ = 0;
     state_ = ConnState::lost;
@@ -44,6 +46,7 @@ void ZkClient::boot() {
 
 void ZkClient::on_crash() {
   session_ = 0;
+  last_zxid_ = 0;  // a new process has seen nothing
   state_ = ConnState::lost;
   connected_.reset();
   wake_connection_.reset();
@@ -163,8 +166,8 @@ void ZkClient::connection_loop() {
     }
     heard(r.value->zxid);
     connected_.set();
-    set_state(before == ConnState::lost && session == 0 && !booted_once_ ? ConnState::connected : ConnState::reconnected,
-              session == 0 ? "new session" : "session taken back");
+    set_state(fresh_ ? ConnState::connected : ConnState::reconnected, session == 0 ? "new session" : "session taken back");
+    fresh_ = false;
   }
 }
 

@@ -102,6 +102,7 @@ class ZkClient {
   uint64_t initial_session_;
   int64_t timeout_ms_;
   bool booted_once_ = false;
+  bool fresh_ = false;  // a restarted process that has not connected yet
 
   uint64_t session_ = 0;
   ConnState state_ = ConnState::lost;

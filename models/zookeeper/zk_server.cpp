@@ -64,6 +64,11 @@ struct PeerNewLeaderAck {
   uint32_t epoch = 0;
   uint32_t from = 0;
 };
+// The leader has a quorum synced with its epoch: the follower may serve clients now (Zab's
+// UPTODATE). Until then what it holds could still be lost with a candidate that never wins.
+struct PeerUpToDate {
+  uint32_t epoch = 0;
+};
 
 // ---- election RPCs on "zk-elect"
 struct VoteQuery {};
@@ -192,10 +197,8 @@ void ZkServer::become_leader(uint32_t epoch, const std::vector<uint32_t>& follow
   established_ = false;
   current_epoch_ = epoch;
   counter_ = 0;
-  // Everything this server logged is committed as of the new epoch. Its clients are not told:
-  // until a quorum has synced, the writes can still be lost with this leader.
-  std::map<uint64_t, Pending> pending;
-  pending.swap(pending_);
+  // Everything this server logged is committed as of the new epoch (it serves no client until a
+  // quorum has synced, and become_looking or a crash answered every pending request before).
   while (!log_.empty()) {
     Proposal p = std::move(log_.front());
     log_.pop_front();
@@ -218,6 +221,9 @@ void ZkServer::set_established() {
   for (const auto& [session, timeout] : state_.sessions()) expires_at_[session] = tick_ + session_ticks(timeout);
   elections_.push_back(fmt::format("{} leads epoch {}", name(), current_epoch_));
   world_.trace_at(&node_, "zk-role", {{"role", "LEADING"}, {"epoch", std::to_string(current_epoch_)}, {"established", "quorum synced"}});
+  for (const auto& [f, st] : followers_) {
+    if (st.synced) send_peer(f, PeerUpToDate{current_epoch_}, "UPTODATE");
+  }
 }
 
 // ---- loops ----------------------------------------------------------------------------------------
@@ -477,7 +483,13 @@ void ZkServer::apply_proposal(const Proposal& p) {
     }
     expires_at_.erase(p.txn.session);
     closing_.erase(p.txn.session);
-    connections_.erase(p.txn.session);
+    // The server closes the expired session's connection at once; the client reconnects and
+    // hears that its session expired.
+    auto conn = connections_.find(p.txn.session);
+    if (conn != connections_.end()) {
+      world_.network().send(node_, *world_.nodes().at(conn->second), kWatchPort, ConnectionClosed{p.txn.session}, "connection closed (session expired)");
+      connections_.erase(conn);
+    }
   }
   if (op.type == OpType::create_session && role_ == Role::leading) expires_at_[a.result.session] = tick_ + session_ticks(op.timeout_ms);
   // The ensemble's record of client deletes, kept once: by the server that leads when it commits.
@@ -554,6 +566,10 @@ void ZkServer::handle_peer(const sim::Message& m) {
     if (it == acks_.end()) return;
     it->second.insert(ack->from);
     maybe_commit();
+  } else if (const auto* u = std::any_cast<PeerUpToDate>(&m.body)) {
+    if (!following || u->epoch != current_epoch_) return;
+    last_leader_tick_ = tick_;
+    established_ = true;
   } else if (const auto* t = std::any_cast<PeerTouch>(&m.body)) {
     if (leading && t->epoch == current_epoch_) touch(t->session);
   } else if (const auto* fw = std::any_cast<PeerForward>(&m.body)) {
@@ -574,7 +590,7 @@ void ZkServer::handle_peer(const sim::Message& m) {
     acked_candidate_ = nl->from;
     role_ = Role::following;
     leader_ = nl->from;
-    established_ = true;
+    established_ = false;  // serving waits for UPTODATE
     last_leader_tick_ = tick_;
     world_.trace_at(&node_, "zk-role", {{"role", "FOLLOWING"}, {"leader", peers_.at(nl->from - 1)}, {"epoch", std::to_string(nl->epoch)},
                                         {"zxid", format_zxid(state_.last_zxid())}});
@@ -585,7 +601,10 @@ void ZkServer::handle_peer(const sim::Message& m) {
     if (f == followers_.end()) return;
     f->second.synced = true;
     f->second.last_heard_tick = tick_;
-    if (established_) return;
+    if (established_) {
+      send_peer(nla->from, PeerUpToDate{current_epoch_}, "UPTODATE");  // a follower that joined late
+      return;
+    }
     uint32_t synced = 1;
     for (const auto& [id, st] : followers_) synced += st.synced ? 1 : 0;
     if (synced >= quorum()) set_established();

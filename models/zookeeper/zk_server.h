@@ -15,8 +15,10 @@
 //   goes LOOKING. LOOKING servers elect the one with the highest (last zxid, id) among a quorum of
 //   LOOKING servers, after FLE's finalize wait; the candidate takes a new epoch above every epoch
 //   it saw, a quorum must accept it (each server accepts one candidate per epoch: two leaders of
-//   one epoch cannot both win), and it syncs its followers with a snapshot of everything it
-//   logged, committed as of the new epoch. A server that finds a working leader joins it.
+//   one epoch cannot both win; an acker with a later zxid does not count), and it syncs its
+//   followers with a snapshot of everything it logged, committed as of the new epoch; followers
+//   serve only once the leader has a quorum synced (UPTODATE). A server that finds a working
+//   leader joins it.
 // - Sessions: created by a transaction (its id is that zxid), with the timeout negotiated into
 //   [minSessionTimeout, maxSessionTimeout]. The leader alone decides expiry, in ticks of its own
 //   clock (sleep_local: drift applies; a wall-clock jump does not, as ZooKeeper has used a
@@ -25,7 +27,9 @@
 //   is closed by a transaction that deletes its ephemeral nodes.
 // - Watches are one-shot and kept by the server the client registered them on; a client that
 //   reconnects elsewhere registers them again (SetWatches), and those whose node changed since
-//   the client's last zxid fire at once.
+//   the client's last zxid fire at once. (An exists() watch on a missing node is kept as a data
+//   watch, so on such a reconnect it fires NodeDeleted where ZooKeeper would keep it; the recipe
+//   watches with getData.) An expired session's connection is closed at once.
 // - Persistence: the transaction log, the tree and the epochs survive a crash (ZooKeeper fsyncs
 //   its log before it ACKs); roles, watches and the session tracker do not.
 //

@@ -6,10 +6,11 @@
 // Expected verdict: VIOLATES no_oversell under gc-pause and partition, like the design without
 // the listener: LOST comes too late. The leader expires the session one session timeout after it
 // last heard the holder; the holder's client goes SUSPENDED at two thirds of the timeout and says
-// LOST only after a whole timeout more (Curator's simulated expiry). In between, a waiter holds
-// the lock and the old holder writes. A paused process hears nothing at all until it runs again.
+// LOST only after a whole timeout more (Curator's simulated expiry; a 3.9.3+ ZooKeeper client
+// says it at 4/3 of the timeout, still after the 1.25 timeouts partition gives the holder). In
+// between, a waiter holds the lock and the old holder writes. A paused process hears nothing at all until it runs again.
 // Holds elsewhere as zk_lock_read_modify_write does; it stops (and undersells: progress under
-// gc-pause, 62 of 1,000 seeds) where LOST does come first. Curator's own advice is to treat SUSPENDED as lost; only fencing or a conditional
+// gc-pause, 93 of 1,040 seeds) where LOST does come first. Curator's own advice is to treat SUSPENDED as lost; only fencing or a conditional
 // write make the lock's failure harmless (zk_lock_fenced, zk_lock_conditional).
 #include "protocols/steps.h"
 
