@@ -150,7 +150,11 @@ void ZkServer::boot() {
   world_.spawn(&node_, name() + "/tick", [this] { tick_loop(); }, true);
 }
 
-void ZkServer::on_crash() {
+void ZkServer::on_crash() { forget_volatile(); }
+
+// Roles, the leader's tracker, pending requests, watches and connections: what neither a crash
+// nor a server that stops serving keeps.
+void ZkServer::forget_volatile() {
   role_ = Role::looking;
   leader_ = 0;
   established_ = false;
@@ -168,24 +172,15 @@ void ZkServer::on_crash() {
 void ZkServer::become_looking(const std::string& why) {
   if (role_ == Role::looking) return;
   world_.trace_at(&node_, "zk-role", {{"role", "LOOKING"}, {"was", to_string(role_)}, {"why", why}});
-  role_ = Role::looking;
-  leader_ = 0;
-  established_ = false;
-  followers_.clear();
-  acks_.clear();
-  expires_at_.clear();
-  closing_.clear();
-  touched_.clear();
   // The server closes its client connections: what they asked has no answer from here (a write
   // may still commit elsewhere, so it is a connection loss, not a refusal), and their watches go
   // with the connections (clients register them again where they reconnect).
   std::map<uint64_t, Pending> pending;
   pending.swap(pending_);
-  for (const auto& [key, p] : pending) answer(p.request, ClientReply{Result{Code::connection_loss}, state_.last_zxid(), 0}, "");
-  data_watches_.clear();
-  child_watches_.clear();
   std::map<uint64_t, sim::NodeId> connections;
   connections.swap(connections_);
+  forget_volatile();
+  for (const auto& [key, p] : pending) answer(p.request, ClientReply{Result{Code::connection_loss}, state_.last_zxid(), 0}, "");
   for (const auto& [session, client] : connections) {
     world_.network().send(node_, *world_.nodes().at(client), kWatchPort, ConnectionClosed{session}, "connection closed");
   }

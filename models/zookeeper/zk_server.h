@@ -170,6 +170,7 @@ class ZkServer {
 
   void boot();
   void on_crash();
+  void forget_volatile();
   void serve();
   void peer_loop();
   void elect_server();
