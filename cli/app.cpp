@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <CLI/CLI.hpp>
+#include "protocols/settings.h"
 #include <fmt/format.h>
 
 #ifndef OVERSIM_VERSION
@@ -44,6 +45,10 @@ void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
   typed(cmd->add_option("--masters", w.masters, "RedLock: independent Redis masters redlock-1..N, quorum N/2+1, 1..9")->capture_default_str(), "--masters");
   typed(cmd->add_option("--zk-servers", w.zk_servers, "ZooKeeper: servers zk-1..N of the ensemble, quorum N/2+1, 1..9 (its designs take --lock-ttl as the session timeout)")
             ->capture_default_str(), "--zk-servers");
+  for (size_t i = 0; i < protocols::kSettingCount; ++i) {
+    const protocols::Setting& s = protocols::settings()[i];
+    typed(cmd->add_option(s.flag, w.settings[i], s.help)->capture_default_str(), s.flag);
+  }
   typed(cmd->add_option("--latency", w.latency,
                         "One-way network latency: 200us (constant) or 100us..400us (uniform); default 100us..400us with 1 message in 100 taking up to 5ms"),
         "--latency");

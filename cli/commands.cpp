@@ -155,7 +155,8 @@ std::string describe_workload(const protocols::Workload& w) {
                      w.double_click.numerator > 0 ? fmt::format(", double clicks {}", sim::format_ratio(w.double_click)) : "",
                      w.redis_persistence != protocols::RedisPersistence::none ? fmt::format(", redis persistence {}", protocols::to_string(w.redis_persistence)) : "",
                      w.redlock_masters != protocols::Workload{}.redlock_masters ? fmt::format(", {} RedLock masters", w.redlock_masters) : "",
-                     w.zk_servers != protocols::Workload{}.zk_servers ? fmt::format(", {} ZooKeeper servers", w.zk_servers) : "");
+                     w.zk_servers != protocols::Workload{}.zk_servers ? fmt::format(", {} ZooKeeper servers", w.zk_servers) : "") +
+         (protocols::describe_settings(w).empty() ? "" : ", " + protocols::describe_settings(w));
 }
 
 void print_verdicts(const RunResult& r, const std::vector<std::string>& asserted) {

@@ -8,6 +8,7 @@
 #include "properties/checker.h"
 #include "protocols/profiles.h"
 #include "protocols/registry.h"
+#include "protocols/settings.h"
 
 namespace oversim::cli {
 
@@ -52,6 +53,7 @@ WorkloadFlags::WorkloadFlags() {
   persistence = protocols::to_string(w.redis_persistence);
   masters = std::to_string(w.redlock_masters);
   zk_servers = std::to_string(w.zk_servers);
+  for (size_t i = 0; i < protocols::kSettingCount; ++i) settings[i] = protocols::settings()[i].get(w);
 }
 
 uint64_t unsigned_flag(const char* flag, const std::string& text, uint64_t lo, uint64_t hi) {
@@ -232,6 +234,10 @@ protocols::Workload to_workload(const WorkloadFlags& f) {
   // Up to 9 masters: more is no deployment anyone runs, and each costs the client a round trip.
   w.redlock_masters = static_cast<int>(integer_flag("--masters", f.masters, 1, protocols::kMaxRedLockMasters));
   w.zk_servers = static_cast<int>(integer_flag("--zk-servers", f.zk_servers, 1, protocols::kMaxZkServers));
+  for (size_t i = 0; i < protocols::kSettingCount; ++i) {
+    const protocols::Setting& s = protocols::settings()[i];
+    if (auto error = s.set(w, f.settings[i])) throw UsageError(fmt::format("{}: {}", s.flag, *error));
+  }
   if (!f.latency.empty()) {
     // One latency (constant) or a range; either way without the default's slow tail.
     const size_t dots = f.latency.find("..");

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct WorkloadFlags {
   std::string buyers, stock, skus, apps, arrival, burst_window, poisson_mean, retries, double_click, remote_call, lock_ttl, lock_wait,
       gateway_timeout, replication_lag, persistence, masters, zk_servers;
   std::string latency;  // "" : the default model (100us..400us with a tail)
+  // The model settings (protocols/settings.h), row by row, as typed; defaults are the Workload's.
+  // An array, so that assigning a fresh WorkloadFlags keeps the strings CLI11 points at.
+  std::array<std::string, protocols::kSettingCount> settings;
   std::vector<std::string> typed;  // the flags the user typed ("--stock"), in the order typed
 };
 

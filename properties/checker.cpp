@@ -601,6 +601,7 @@ std::string scenario_flags(const Scenario& s) {
   if (w.latency_min != d.latency_min || w.latency_max != d.latency_max || w.latency_tail != d.latency_tail) {
     cmd += " --latency " + protocols::format_latency(w);
   }
+  cmd += protocols::setting_flags(w);
   return cmd;
 }
 

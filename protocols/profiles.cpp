@@ -229,13 +229,14 @@ std::string show_int(int64_t v) { return std::to_string(v); }
 
 void widen_for_failover(Scenario& s, const std::string& profile, const Roles& roles) {
   // A lock lost in a failover matters only while its holder still works when Sentinel has
-  // promoted the replica (down-after 1s, plus its 100ms period): a 1.5s critical section under
+  // promoted the replica (down-after 1s, plus its 100ms period; --sentinel-down-after): a
+  // critical section 0.4s longer than the takeover, 1.5s by default, under
   // a 5s lease, so the lease itself does not expire, and waiters that outlast the failover. A
   // ZooKeeper election takes about as long (syncLimit, then the vote), and the 5s lease is then
   // the session timeout, so no session expires while the ensemble elects.
   Workload& w = s.workload;
   const std::string why = fmt::format("a lost lock overlaps its holder only if the critical section outlasts {}", roles.takeover);
-  widen(s, profile, "--remote-call", w.remote_call, Duration::ms(1500), why.c_str(), show_duration);
+  widen(s, profile, "--remote-call", w.remote_call, std::max(Duration::ms(1500), roles.takeover_time + Duration::ms(400)), why.c_str(), show_duration);
   widen(s, profile, "--lock-ttl", w.lock_ttl, w.remote_call * 3 + Duration::ms(500), "the lease must outlast the critical section, or it expires without any failover",
         show_duration);
   widen(s, profile, "--lock-wait", w.lock_wait, Duration::s(10), "waiting buyers must still be trying when the replica takes over", show_duration);
@@ -318,10 +319,11 @@ std::string probe_key(const Scenario& s) {
                      w.double_click.denominator, w.app_nodes, static_cast<int>(w.arrival), w.burst_window.count_ns(), w.poisson_mean.count_ns(),
                      w.max_retries, w.gateway_timeout.count_ns(), w.remote_call.count_ns(), w.lock_ttl.count_ns(), w.lock_wait.count_ns(),
                      w.lock_retry.count_ns(), w.optimistic_retries, w.replication_lag.count_ns(), w.latency_min.count_ns(),
-                     w.latency_max.count_ns(), w.latency_tail, static_cast<int>(w.redis_persistence), w.redlock_masters, w.zk_servers);
+                     w.latency_max.count_ns(), w.latency_tail, static_cast<int>(w.redis_persistence), w.redlock_masters, w.zk_servers) +
+         "|" + settings_key(w);
 }
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Workload) == 192, "Workload changed: add the new field to probe_key (then update this size)");
+static_assert(sizeof(Workload) == 248, "Workload changed: add the new field to probe_key or to protocols/settings.cpp (then update this size)");
 #endif
 
 // Probes are shared between the profiles of one seed (compare, hash and the verdict table run

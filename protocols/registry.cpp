@@ -8,6 +8,8 @@ namespace oversim::protocols {
   X(db_conditional_update)      \
   X(db_for_update)              \
   X(db_optimistic_version)      \
+  X(db_decrement_checked)       \
+  X(db_decrement_mysql57)       \
   X(redis_lock_read_modify_write) \
   X(redis_lock_plain_del)       \
   X(redis_lock_conditional)     \

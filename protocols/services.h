@@ -29,6 +29,7 @@ struct Roles {
   std::vector<std::string> holder_side;     // the lock nodes that stay with the holder in a partition
   bool replicated = false;                  // a replica can take over lock_node's keys (failover)
   std::string takeover;                     // what takes over, and how long it takes (for the notes)
+  Duration takeover_time = Duration::zero(); // about how long that takes (the failover profile outlasts it)
   bool session_expiry = false;              // a holder cut off loses its lock when its session expires
   std::vector<std::string> acquire_points;  // points a client reaches while acquiring, between its requests
   bool has_lock_service() const { return !lock_nodes.empty(); }

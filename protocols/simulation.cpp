@@ -209,6 +209,10 @@ db::DbServerConfig db_config(const Design& design, const Workload& w) {
   dc.schema.unique_user_sku_activity = design.schema.unique_user_sku_activity;
   dc.schema.unique_request_id = design.schema.unique_request_id;
   dc.schema.defer_deadlock_detection = true;
+  dc.schema.check_available = w.db_check;
+  dc.lock_timeout = w.db_lock_timeout;
+  dc.max_connections = static_cast<size_t>(w.db_max_connections);
+  dc.default_isolation = w.db_isolation == Isolation::repeatable_read ? db::IsolationLevel::RepeatableRead : db::IsolationLevel::ReadCommitted;
   for (int s = 1; s <= w.skus; ++s) dc.stock[sku_name(s)] = w.stock;
   return dc;
 }
@@ -218,6 +222,11 @@ Simulation::Simulation(const Scenario& scenario, const Design& design) : Simulat
 
 Simulation::Simulation(const Scenario& scenario, const Design& design, std::unique_ptr<sim::Strategy> given)
     : scenario_(scenario), design_(design) {
+  if (!design_.requirements.empty()) {
+    Required r = apply_requirements(scenario_.workload, design_.requirements, scenario_.typed, design_.name);
+    if (r.problem) throw std::invalid_argument(*r.problem);
+    scenario_.workload = r.workload;
+  }
   const Workload& w = scenario_.workload;
   sim::WorldConfig config;
   config.seed = scenario_.seed;
@@ -250,7 +259,8 @@ Simulation::Simulation(const Scenario& scenario, const Design& design, std::uniq
   }
   for (sim::Node* app : apps_) {
     db::DbPoolConfig pc;
-    pc.acquire_timeout = Duration::s(2);
+    pc.size = static_cast<size_t>(w.db_pool_size);
+    pc.acquire_timeout = w.db_pool_timeout;
     pools_.push_back(std::make_unique<db::DbPool>(*world_, *app, pc));
   }
 }
@@ -286,6 +296,10 @@ std::optional<std::string> workload_problem(const Scenario& scenario, const Desi
   if (scenario.workload.zk_servers < 1 || scenario.workload.zk_servers > kMaxZkServers) {
     return fmt::format("{} ZooKeeper servers: an ensemble has 1..{}", scenario.workload.zk_servers, kMaxZkServers);
   }
+  if (scenario.workload.redis_replicas < 0 || scenario.workload.redis_replicas > kMaxRedisReplicas) {
+    return fmt::format("{} Redis replicas: a deployment here has 0..{}", scenario.workload.redis_replicas, kMaxRedisReplicas);
+  }
+  if (auto problem = apply_requirements(scenario.workload, design.requirements, scenario.typed, design.name).problem) return problem;
   for (const std::string& service : design.services) {
     const ServiceKind& kind = kind_of_service(design, service);
     if (kind.problem == nullptr) continue;

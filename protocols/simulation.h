@@ -19,6 +19,7 @@
 #include "models/redis/redis_client.h"
 #include "protocols/history.h"
 #include "protocols/services.h"
+#include "protocols/settings.h"
 #include "protocols/workload.h"
 #include "sim/fault_plan.h"
 #include "sim/sync.h"
@@ -46,6 +47,9 @@ struct Design {
   // The services the sale builds for it (service_kinds()), besides the app nodes and the database:
   // {"redis"}, {"redlock"}; none for a design that needs only the database.
   std::vector<std::string> services;
+  // Settings the design needs to mean what it says (protocols/settings.h): applied to every sale
+  // of it; a flag the user typed with another value is refused (workload_problem).
+  std::vector<Requirement> requirements = {};
 };
 
 // How a run is searched for a bug (the --strategy flag). Profiles place their faults by it:
@@ -233,7 +237,8 @@ class Simulation {
 // Cheap: it builds nothing (Simulation::node_names gives the topology).
 std::optional<std::string> scenario_problem(const Scenario& scenario, const Design& design);
 // The part of it about the workload alone: a setting the design's services cannot take (a
-// RedLock or ZooKeeper size out of range, a session timeout the ensemble would not negotiate).
+// RedLock or ZooKeeper size out of range, a session timeout the ensemble would not negotiate),
+// or a typed flag that contradicts what the design requires.
 std::optional<std::string> workload_problem(const Scenario& scenario, const Design& design);
 
 // The "pct:<depth>:<decisions>" schedule's numbers, or nullopt for "random"; throws

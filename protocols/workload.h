@@ -25,8 +25,14 @@ enum class RedisPersistence : uint8_t { none, everysec, always };
 const char* to_string(RedisPersistence p);
 std::optional<RedisPersistence> parse_persistence(std::string_view text);
 
+// The database's transaction isolation level (PostgreSQL's names): what a design's BEGIN gets when
+// it does not ask for one. SERIALIZABLE is not modeled.
+enum class Isolation : uint8_t { read_committed, repeatable_read };
+const char* to_string(Isolation i);
+
 inline constexpr int kMaxRedLockMasters = 9;
 inline constexpr int kMaxZkServers = 9;
+inline constexpr int kMaxRedisReplicas = 4;
 
 struct Workload {
   int buyers = 20;             // distinct users, one purchase attempt each (plus clicks/retries)
@@ -44,8 +50,8 @@ struct Workload {
   Duration remote_call = Duration::ms(20);   // the slow call inside the critical section
   Duration lock_ttl = Duration::ms(500);     // SET NX PX ttl
   Duration lock_wait = Duration::s(2);       // tryLock: give up after this long
-  Duration lock_retry = Duration::ms(10);    // tryLock: poll interval
-  int optimistic_retries = 3;                // db_optimistic_version: bounded retries
+  Duration lock_retry = Duration::ms(10);    // tryLock: poll interval (--lock-retry)
+  int optimistic_retries = 3;                // db_optimistic_version: bounded retries (--optimistic-retries)
   Duration replication_lag = Duration::ms(20);  // Redis primary -> replica, on top of the network
   // none: a crashed Redis comes back empty (no AOF, and no RDB snapshot taken during the sale)
   RedisPersistence redis_persistence = RedisPersistence::none;
@@ -58,6 +64,19 @@ struct Workload {
   Duration latency_min = Duration::us(100);
   Duration latency_max = Duration::us(400);
   bool latency_tail = true;
+
+  // Model settings (protocols/settings.h: one row each, with its flag and its source).
+  int db_pool_size = 10;                          // connections per app node (HikariCP maximumPoolSize)
+  Duration db_pool_timeout = Duration::s(2);      // waiting for a connection (HikariCP connectionTimeout)
+  Duration db_lock_timeout = Duration::s(2);      // PostgreSQL lock_timeout; 0 waits forever
+  int db_max_connections = 100;                   // PostgreSQL max_connections
+  Isolation db_isolation = Isolation::read_committed;
+  bool db_check = true;                           // CHECK (available >= 0) on stock enforced
+  int redis_replicas = 1;                         // Redis replicas of redis-1 (0: standalone, no Sentinel)
+  int redis_min_replicas = 0;                     // min-replicas-to-write
+  Duration redis_min_replicas_max_lag = Duration::s(10);  // min-replicas-max-lag
+  Duration redis_client_timeout = Duration::ms(50);       // the Redis client's per-command timeout
+  Duration sentinel_down_after = Duration::s(1);          // Sentinel down-after-milliseconds
 
   friend bool operator==(const Workload&, const Workload&) = default;
 };

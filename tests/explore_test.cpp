@@ -83,7 +83,8 @@ TEST(Explore, EveryExecutionAtTwoBuyersIsCountedAndTheCounterexampleReplays) {
 TEST(Explore, EveryDesignAtTwoBuyersAgreesWithTheGcPauseColumnOfTheVerdictTable) {
   const std::vector<std::pair<std::string, bool>> oversells = {
       {"read_modify_write", true},       {"db_conditional_update", false}, {"db_for_update", false},
-      {"db_optimistic_version", false},  {"redis_lock_read_modify_write", true}, {"redis_lock_plain_del", true},
+      {"db_optimistic_version", false},  {"db_decrement_checked", false},         {"db_decrement_mysql57", true},
+      {"redis_lock_read_modify_write", true}, {"redis_lock_plain_del", true},
       {"redis_lock_conditional", false}, {"redis_lock_watchdog", true},    {"redis_fenced", false},
       {"redis_fenced_stale_read", true}, {"async_order_write", false},     {"article_recipe", false},
       {"redlock_read_modify_write", true}, {"redlock_no_validity_check", true}, {"redlock_conditional", false},

@@ -603,7 +603,7 @@ Result DbState::update_stock(TxnId id, Txn& txn, const UpdateStock& s) {
              s.change);
   if (s.bump_version) ++next.version;
   if (s.set_fence) next.fence = *s.set_fence;
-  if (next.available < 0) {
+  if (next.available < 0 && config_.check_available) {
     ++check_violations_;
     return fail(id, txn, Outcome::CheckViolation, Command::Update, kStockAvailableCheck);
   }

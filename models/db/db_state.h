@@ -252,6 +252,9 @@ struct DbConfig {
   bool unique_user_sku_activity = true;   // UNIQUE (user_id, sku_id, activity_id) on orders
   bool unique_request_id = true;          // UNIQUE (request_id) on orders
   bool ledger_unique_order_sign = false;  // UNIQUE (order_id, sign(delta)) on the ledger
+  // CHECK (available >= 0) on stock. false: declared but not enforced, as MySQL before 8.0.16
+  // parsed CHECK clauses and ignored them (MySQL 8.0 manual, 13.1.20.6).
+  bool check_available = true;
   // false: the statement that would close a wait-for cycle fails at once (handy for unit tests).
   // true: it is recorded as Blocked like any other wait, and the server calls detect_deadlock()
   // once the waiter has waited deadlock_timeout, as PostgreSQL does (manual 13.3.4).

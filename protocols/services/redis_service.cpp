@@ -1,5 +1,7 @@
 #include "protocols/services/redis_service.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace oversim::protocols {
@@ -15,9 +17,15 @@ redis::Persistence to_redis(RedisPersistence p) {
 
 redis::RedisConfig RedisService::config(const Workload& w) {
   redis::RedisConfig rc;
-  rc.servers = 2;  // redis-1 primary, redis-2 replica, plus a sentinel
+  // redis-1 primary, redis-2.. replicas, plus a Sentinel when there is a replica. workload_problem
+  // refuses a count outside 0..kMaxRedisReplicas; the clamp keeps node_names (asked first) sane.
+  rc.servers = static_cast<uint32_t>(1 + std::clamp(w.redis_replicas, 0, kMaxRedisReplicas));
   rc.replication_lag = w.replication_lag;
   rc.persistence = to_redis(w.redis_persistence);
+  rc.min_replicas_to_write = static_cast<uint32_t>(std::max(0, w.redis_min_replicas));
+  rc.min_replicas_max_lag = w.redis_min_replicas_max_lag;
+  rc.client_timeout = w.redis_client_timeout;
+  rc.down_after = w.sentinel_down_after;
   return rc;
 }
 
@@ -44,17 +52,22 @@ std::optional<std::string> RedisService::takeover() const {
 
 ServiceKind RedisService::kind_entry() {
   return ServiceKind{
-      "redis", "a Redis primary (redis-1) with a replica (redis-2) and a Sentinel (sentinel)",
+      "redis", "a Redis primary (redis-1) with a replica (redis-2; --redis-replicas) and a Sentinel (sentinel)",
       [](const Workload& w) { return redis::RedisDeployment::node_names(config(w)); },
       [](const Workload& w) {
         Roles r;
         r.service = "redis";
         r.lock_nodes = redis::RedisDeployment::node_names(config(w));
         r.lock_node = "redis-1";
-        r.far_side = {"redis-2", "sentinel"};
+        // The replicas and the Sentinel; a standalone Redis has no far side and no failover.
+        r.far_side.assign(r.lock_nodes.begin() + 1, r.lock_nodes.end());
         r.holder_side = {"redis-1"};
-        r.replicated = true;
-        r.takeover = "Sentinel's failover (about 1.1s)";
+        r.replicated = r.lock_nodes.size() > 1;
+        if (r.replicated) {
+          // down-after-milliseconds, then the next of Sentinel's 100ms checks promotes.
+          r.takeover_time = w.sentinel_down_after + Duration::ms(100);
+          r.takeover = fmt::format("Sentinel's failover (about {:g}s)", static_cast<double>(r.takeover_time.count_ns()) / 1e9);
+        }
         return r;
       },
       [](sim::World& world, const Workload& w) -> std::unique_ptr<Service> { return std::make_unique<RedisService>(world, w); }};

@@ -58,6 +58,7 @@ ServiceKind ZooKeeperService::kind_entry() {
         r.far_side = r.lock_nodes;
         r.holder_side = {};
         r.replicated = true;
+        r.takeover_time = Duration::ms(1100);
         r.takeover = "a leader election (the followers wait out syncLimit, about 0.6s, then elect)";
         r.session_expiry = true;
         return r;

@@ -1,0 +1,161 @@
+#include "protocols/settings.h"
+
+#include <algorithm>
+#include <charconv>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace oversim::protocols {
+
+const char* to_string(Isolation i) { return i == Isolation::read_committed ? "read-committed" : "repeatable-read"; }
+
+namespace {
+
+std::optional<std::string> parse_int(const std::string& text, int lo, int hi, int& out) {
+  int v = 0;
+  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (!digits) return fmt::format("'{}' is not a number (an integer {}..{})", text, lo, hi);
+  if (ec != std::errc() || ptr != text.data() + text.size() || v < lo || v > hi) return fmt::format("{} is out of range ({}..{})", text, lo, hi);
+  out = v;
+  return std::nullopt;
+}
+
+std::optional<std::string> parse_span(const std::string& text, Duration lo, Duration hi, Duration& out) {
+  const sim::DurationParse d = sim::parse_duration_in(text, lo, hi);
+  if (!d.value) return d.error;
+  out = *d.value;
+  return std::nullopt;
+}
+
+std::optional<std::string> parse_on_off(const std::string& text, bool& out) {
+  if (text == "on" || text == "off") {
+    out = text == "on";
+    return std::nullopt;
+  }
+  return fmt::format("'{}' is not on or off", text);
+}
+
+std::string on_off(bool b) { return b ? "on" : "off"; }
+std::string span(Duration d) { return sim::format_duration(d); }
+
+// One row per setting. Integers and durations carry their range in the help and the parser.
+#define OVERSIM_INT_SETTING(flag, help, describe, field, lo, hi)                                                            \
+  Setting {                                                                                                                  \
+    flag, help, describe, [](const Workload& w) { return std::to_string(w.field); },                                         \
+        [](Workload& w, const std::string& t) { return parse_int(t, lo, hi, w.field); }                                       \
+  }
+#define OVERSIM_SPAN_SETTING(flag, help, describe, field, lo, hi)                                                           \
+  Setting {                                                                                                                  \
+    flag, help, describe, [](const Workload& w) { return span(w.field); },                                                   \
+        [](Workload& w, const std::string& t) { return parse_span(t, lo, hi, w.field); }                                      \
+  }
+
+const Duration kHour = Duration::s(3600);
+
+}  // namespace
+
+const std::vector<Setting>& settings() {
+  static const std::vector<Setting> rows = {
+      // The database (PostgreSQL behind a HikariCP pool on every app node).
+      OVERSIM_INT_SETTING("--pool-size", "DB connections per app node, 1..1000 (HikariCP maximumPoolSize, default 10)", "pool", db_pool_size, 1, 1000),
+      OVERSIM_SPAN_SETTING("--pool-timeout", "How long a purchase waits for a DB connection before it is busy, 1ms..1h (HikariCP connectionTimeout)",
+                           "pool timeout", db_pool_timeout, Duration::ms(1), kHour),
+      OVERSIM_SPAN_SETTING("--db-lock-timeout", "PostgreSQL lock_timeout: a row-lock wait fails after this long, 0 waits forever (0..1h)",
+                           "db lock_timeout", db_lock_timeout, Duration::zero(), kHour),
+      OVERSIM_INT_SETTING("--db-max-connections", "PostgreSQL max_connections, 1..10000 (default 100)", "db max_connections", db_max_connections, 1,
+                          10000),
+      Setting{"--isolation", "The isolation a BEGIN gets: read-committed (PostgreSQL's default) or repeatable-read (a concurrent update fails with 40001)",
+              "isolation", [](const Workload& w) { return std::string(to_string(w.db_isolation)); },
+              [](Workload& w, const std::string& t) -> std::optional<std::string> {
+                for (Isolation i : {Isolation::read_committed, Isolation::repeatable_read}) {
+                  if (t == to_string(i)) {
+                    w.db_isolation = i;
+                    return std::nullopt;
+                  }
+                }
+                if (t == "serializable") return std::string("serializable is not modeled (expected read-committed or repeatable-read)");
+                return fmt::format("unknown isolation '{}' (expected read-committed or repeatable-read)", t);
+              }},
+      Setting{"--check-constraint", "CHECK (available >= 0) on stock: on, or off (MySQL before 8.0.16 parsed CHECK and ignored it)", "CHECK",
+              [](const Workload& w) { return on_off(w.db_check); }, [](Workload& w, const std::string& t) { return parse_on_off(t, w.db_check); }},
+      // Redis (the "redis" service: a primary, its replicas, a Sentinel).
+      OVERSIM_INT_SETTING("--redis-replicas", "Replicas of the Redis primary, 0..4 (0: a standalone Redis, no Sentinel, no failover)",
+                          "redis replicas", redis_replicas, 0, kMaxRedisReplicas),
+      OVERSIM_INT_SETTING("--min-replicas", "Redis min-replicas-to-write: the primary refuses writes with fewer good replicas, 0..4 (default 0)",
+                          "min-replicas", redis_min_replicas, 0, kMaxRedisReplicas),
+      OVERSIM_SPAN_SETTING("--min-replicas-max-lag", "Redis min-replicas-max-lag: a replica is good if it acked within this, 1ms..1h (default 10s)",
+                           "min-replicas-max-lag", redis_min_replicas_max_lag, Duration::ms(1), kHour),
+      OVERSIM_SPAN_SETTING("--redis-timeout", "The Redis client's per-command timeout, 1ms..1h (the reply is then unknown)", "redis timeout",
+                           redis_client_timeout, Duration::ms(1), kHour),
+      OVERSIM_SPAN_SETTING("--sentinel-down-after", "Sentinel down-after-milliseconds: the primary is failed over after this long unheard, 1ms..1h",
+                           "sentinel down-after", sentinel_down_after, Duration::ms(1), kHour),
+      // Clients of the lock and of the database.
+      OVERSIM_SPAN_SETTING("--lock-retry", "tryLock polls the lock this often while it waits, 1us..1h", "lock poll", lock_retry, Duration::us(1), kHour),
+      OVERSIM_INT_SETTING("--optimistic-retries", "db_optimistic_version: tries again this many times after a version conflict, 0..100",
+                          "optimistic retries", optimistic_retries, 0, 100),
+  };
+  if (rows.size() != kSettingCount) throw std::logic_error("protocols/settings.h: kSettingCount is not the number of rows");
+  return rows;
+}
+
+#undef OVERSIM_INT_SETTING
+#undef OVERSIM_SPAN_SETTING
+
+const Setting* find_setting(const std::string& flag) {
+  for (const Setting& s : settings()) {
+    if (flag == s.flag) return &s;
+  }
+  return nullptr;
+}
+
+std::string setting_flags(const Workload& w) {
+  static const Workload d;
+  std::string out;
+  for (const Setting& s : settings()) {
+    const std::string v = s.get(w);
+    if (v != s.get(d)) out += fmt::format(" {} {}", s.flag, v);
+  }
+  return out;
+}
+
+std::string describe_settings(const Workload& w) {
+  static const Workload d;
+  std::string out;
+  for (const Setting& s : settings()) {
+    const std::string v = s.get(w);
+    if (v != s.get(d)) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", s.describe, v);
+  }
+  return out;
+}
+
+std::string settings_key(const Workload& w) {
+  std::string out;
+  for (const Setting& s : settings()) out += s.get(w) + "|";
+  return out;
+}
+
+Required apply_requirements(const Workload& w, const std::vector<Requirement>& requires_, const std::vector<std::string>& typed,
+                            const std::string& design) {
+  Required r{w, std::nullopt};
+  for (const Requirement& q : requires_) {
+    const Setting* s = find_setting(q.flag);
+    if (s == nullptr) {
+      r.problem = fmt::format("design '{}' requires an unknown setting {}", design, q.flag);
+      return r;
+    }
+    const bool was_typed = std::find(typed.begin(), typed.end(), q.flag) != typed.end();
+    if (was_typed && s->get(w) != q.value) {
+      r.problem = fmt::format("{} {}: design '{}' requires {} {} ({})", q.flag, s->get(w), design, q.flag, q.value, q.why);
+      return r;
+    }
+    if (auto error = s->set(r.workload, q.value)) {
+      r.problem = fmt::format("design '{}' requires {} {}: {}", design, q.flag, q.value, *error);
+      return r;
+    }
+  }
+  return r;
+}
+
+}  // namespace oversim::protocols

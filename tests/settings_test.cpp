@@ -1,0 +1,152 @@
+// The incidents that need a model setting, one story each: the setting the incident turned on
+// (isolation, CHECK, the pool, optimistic retries, min-replicas), the same sale with it one way
+// and the other, and what changed. Redis persistence has its story in redlock_test.cpp. Each
+// story runs from the command line as `oversim run` with the flags in its comment.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "properties/checker.h"
+#include "protocols/registry.h"
+#include "protocols/settings.h"
+
+namespace oversim {
+namespace {
+using namespace sim::literals;
+using properties::RunResult;
+using protocols::BuyResult;
+using protocols::Scenario;
+
+Scenario sale(const std::string& design, int buyers, int64_t stock, const char* faults = "") {
+  Scenario s;
+  s.design = design;
+  s.seed = 1;
+  s.faults = sim::FaultPlan::parse(faults);
+  s.workload.buyers = buyers;
+  s.workload.stock = stock;
+  return s;
+}
+
+int64_t results(const RunResult& r, BuyResult b) {
+  auto it = r.results.find(b);
+  return it == r.results.end() ? 0 : it->second;
+}
+
+// oversim run --variant read_modify_write --buyers 2 --stock 1 [--isolation repeatable-read]
+// Two buyers read the last unit. Under READ COMMITTED both write "0" and both orders commit (a
+// lost update). Under REPEATABLE READ the second UPDATE finds the row changed since its snapshot
+// and fails with 40001 ("could not serialize access due to concurrent update", PostgreSQL manual
+// 13.2.2): one order, and a buyer told "failed" who would have to retry.
+TEST(SettingStories, RepeatableReadTurnsTheLostUpdateIntoASerializationFailure) {
+  Scenario s = sale("read_modify_write", 2, 1);
+  const RunResult committed = properties::run_checked(s);
+  EXPECT_TRUE(committed.result("no_oversell").violated);
+  EXPECT_EQ(committed.orders, 2);
+  s.workload.db_isolation = protocols::Isolation::repeatable_read;
+  const RunResult repeatable = properties::run_checked(s);
+  EXPECT_FALSE(repeatable.result("no_oversell").violated);
+  EXPECT_EQ(repeatable.orders, 1);
+  EXPECT_EQ(results(repeatable, BuyResult::failed), 1);
+}
+
+// oversim run --variant db_decrement_checked --buyers 2 --stock 1 [--check-constraint off]
+// oversim run --variant db_decrement_mysql57 --buyers 2 --stock 1
+// The application checks the stock, then `available = available - 1`. With CHECK (available >=
+// 0) enforced the second decrement is turned down (23514); where it is parsed and ignored
+// (MySQL before 8.0.16, which db_decrement_mysql57 requires) the stock goes to -1.
+TEST(SettingStories, ACheckConstraintThatIsNotEnforcedLetsTheStockGoNegative) {
+  Scenario s = sale("db_decrement_checked", 2, 1);
+  const RunResult checked = properties::run_checked(s);
+  EXPECT_FALSE(checked.result("no_oversell").violated);
+  EXPECT_TRUE(checked.result("check_constraint_fired").reached);
+  s.workload.db_check = false;
+  const RunResult ignored = properties::run_checked(s);
+  EXPECT_TRUE(ignored.result("no_oversell").violated);
+  EXPECT_FALSE(ignored.result("check_constraint_fired").reached);
+
+  // The design that requires it gets it without a flag; a typed --check-constraint on is refused.
+  Scenario mysql = sale("db_decrement_mysql57", 2, 1);
+  EXPECT_TRUE(properties::run_checked(mysql).result("no_oversell").violated);
+  mysql.typed = {"--check-constraint"};
+  const auto problem = protocols::workload_problem(mysql, *protocols::find_design("db_decrement_mysql57"));
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_NE(problem->find("--check-constraint on: design 'db_decrement_mysql57' requires --check-constraint off"), std::string::npos) << *problem;
+}
+
+// oversim run --variant db_for_update --buyers 20 --stock 20 --apps 1 --remote-call 50ms --pool-size 2 --pool-timeout 200ms
+// SELECT ... FOR UPDATE holds a connection through the remote call. With two connections and a
+// 200ms connection timeout most of the 20 buyers on the node never get one: "busy", and stock is
+// left although every buyer wanted a unit. With the default ten connections and two seconds, the
+// same sale sells out.
+TEST(SettingStories, ASmallPoolTurnsBuyersAwayWhileTheRowLockIsHeld) {
+  Scenario s = sale("db_for_update", 20, 20);
+  s.workload.app_nodes = 1;
+  s.workload.remote_call = 50_ms;
+  const RunResult roomy = properties::run_checked(s);
+  EXPECT_EQ(roomy.orders, 20);
+  EXPECT_EQ(results(roomy, BuyResult::busy), 0);
+  s.workload.db_pool_size = 2;
+  s.workload.db_pool_timeout = 200_ms;
+  const RunResult small = properties::run_checked(s);
+  EXPECT_GT(results(small, BuyResult::busy), 10);
+  EXPECT_LT(small.orders, 10);
+  EXPECT_TRUE(small.result("progress").violated);
+}
+
+// oversim run --variant db_optimistic_version --buyers 10 --stock 10 --apps 1 [--optimistic-retries 0]
+// Ten buyers read version 0; one compare-and-set wins each round. Without a retry the other nine
+// give up ("busy") with stock left; with enough retries every buyer gets a unit.
+TEST(SettingStories, OptimisticRetriesDecideWhetherTheLosersOfAVersionRaceBuy) {
+  Scenario s = sale("db_optimistic_version", 10, 10);
+  s.workload.app_nodes = 1;
+  s.workload.optimistic_retries = 0;
+  const RunResult none = properties::run_checked(s);
+  EXPECT_LT(none.orders, 10);
+  EXPECT_TRUE(none.result("progress").violated);
+  s.workload.optimistic_retries = 20;
+  const RunResult many = properties::run_checked(s);
+  EXPECT_EQ(many.orders, 10);
+  EXPECT_FALSE(many.result("progress").violated);
+  EXPECT_GT(many.counters.at("optimistic.retry"), 0);
+}
+
+// oversim run --variant redis_lock_conditional --faults 'at 1ms crash redis-2' --buyers 10 --stock 10 --remote-call 200ms
+//   --lock-wait 5s --gateway-timeout 10s --min-replicas 1 --min-replicas-max-lag 500ms
+// min-replicas-to-write 1: the primary refuses writes (NOREPLICAS) once no replica has acked for
+// min-replicas-max-lag. With the replica crashed at the start, the lock is available only for
+// the first 500ms; the buyers after that cannot take it. Without the setting the same sale sells
+// out on a primary that replicates to nobody.
+TEST(SettingStories, MinReplicasStopsTheLockWhenTheReplicaIsGone) {
+  Scenario s = sale("redis_lock_conditional", 10, 10, "at 1ms crash redis-2");
+  s.workload.remote_call = 200_ms;
+  s.workload.lock_wait = 5_s;
+  s.workload.gateway_timeout = 10_s;
+  const RunResult plain = properties::run_checked(s);
+  EXPECT_EQ(plain.orders, 10);
+  s.workload.redis_min_replicas = 1;
+  s.workload.redis_min_replicas_max_lag = 500_ms;
+  const RunResult guarded = properties::run_checked(s);
+  EXPECT_GT(guarded.orders, 0);
+  EXPECT_LT(guarded.orders, 10);
+  EXPECT_FALSE(guarded.result("no_oversell").violated);
+}
+
+// Every setting reads back what it was given, and the reproduce line carries it.
+TEST(SettingStories, EverySettingRoundTripsThroughItsFlag) {
+  for (const protocols::Setting& setting : protocols::settings()) {
+    protocols::Workload w;
+    const std::string value = setting.get(w);
+    EXPECT_FALSE(setting.set(w, value).has_value()) << setting.flag << " " << value;
+    EXPECT_EQ(setting.get(w), value) << setting.flag;
+    EXPECT_TRUE(setting.set(w, "nonsense").has_value()) << setting.flag << " took 'nonsense'";
+    EXPECT_TRUE(protocols::setting_flags(w).empty()) << setting.flag;
+  }
+  protocols::Workload w;
+  ASSERT_FALSE(protocols::find_setting("--pool-size")->set(w, "20").has_value());
+  EXPECT_EQ(protocols::setting_flags(w), " --pool-size 20");
+  EXPECT_EQ(protocols::describe_settings(w), "pool 20");
+}
+
+}  // namespace
+}  // namespace oversim
