@@ -106,6 +106,11 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   compare_cmd_->add_option("--faults", compare_.faults, "Profiles to include, comma separated, or all; or one fault plan")->capture_default_str();
   add_sweep_options(compare_cmd_, compare_.sweep, "Seeds per cell (1..100000), or a range a..b");
 
+  lint_cmd_ = app.add_subcommand("lint", "The article's checklist for each design and this workload, before any run (--prove backs each answer with a sweep)");
+  lint_cmd_->add_option("--variants,--variant", lint_.variants, "Designs, comma separated, or all")->capture_default_str();
+  lint_cmd_->add_flag("--prove", lint_.prove, "Run the sale under the profile behind each answer, asserting its property");
+  add_sweep_options(lint_cmd_, lint_.sweep, "Seeds per answer with --prove (1..100000), or a range a..b");
+
   hash_cmd_ = app.add_subcommand("hash", "One line per run (design, profile, seed, run hash, violated properties, plan): diff two builds");
   hash_cmd_->add_option("--variant,--variants", hash_.variants, "Designs, comma separated, or all")->capture_default_str();
   hash_cmd_->add_option("--faults", hash_.faults, "Profiles, comma separated, or all; or one fault plan")->capture_default_str();
@@ -148,6 +153,8 @@ void CommandLine::set_defaults() {
   compare_ = CompareFlags{};
   compare_.sweep.seeds = "20";
   hash_ = HashFlags{};
+  lint_ = LintFlags{};
+  lint_.sweep.seeds = "20";
   hash_.sweep.seeds = "20";
   demo_ = DemoFlags{};
   explore_ = ExploreFlags{};
@@ -189,6 +196,7 @@ int CommandLine::execute() {
     if (run_cmd_->parsed()) return run_command(run_);
     if (check_cmd_->parsed()) return check_command(check_);
     if (hash_cmd_->parsed()) return hash_command(hash_);
+    if (lint_cmd_->parsed()) return lint_command(lint_);
     if (demo_cmd_->parsed()) return demo_command(demo_);
     if (explore_cmd_->parsed()) return explore_command(explore_);
     return compare_command(compare_);  // the main job, also with `compare`

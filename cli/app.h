@@ -43,6 +43,7 @@ class CommandLine {
   CLI::App* check_cmd_ = nullptr;
   CLI::App* compare_cmd_ = nullptr;
   CLI::App* hash_cmd_ = nullptr;
+  CLI::App* lint_cmd_ = nullptr;
   CLI::App* demo_cmd_ = nullptr;
   CLI::App* explore_cmd_ = nullptr;
   bool check_determinism_ = false;
@@ -51,6 +52,7 @@ class CommandLine {
   CheckFlags check_;
   CompareFlags compare_;
   HashFlags hash_;
+  LintFlags lint_;
   DemoFlags demo_;
   ExploreFlags explore_;
 };

@@ -8,6 +8,7 @@
 
 #include "properties/checker.h"
 #include "properties/explore.h"
+#include "properties/lint.h"
 
 #include <chrono>
 #include <fstream>
@@ -43,13 +44,35 @@ void print_notes(const Scenario& s) {
   for (const std::string& n : s.notes) fmt::print(stderr, "oversim: {}\n", n);
 }
 
-// A workload that cannot let a buyer hear "sold" is legal but almost surely not what was meant.
-void warn_workload(const protocols::Workload& w) {
-  if (w.remote_call >= w.gateway_timeout) {
-    fmt::print(stderr,
-               "oversim: note: --remote-call {} is not shorter than --gateway-timeout {}: the gateway stops waiting before a purchase "
-               "can answer, so buyers hear no 'sold'{}; give the gateway longer with --gateway-timeout\n",
-               sim::format_duration(w.remote_call), sim::format_duration(w.gateway_timeout), w.max_retries > 0 ? " and every purchase is retried" : "");
+// The checklist's warnings for a design (run, check): what `oversim lint` would fail or warn
+// about, one line each on stderr, before the run.
+// The answers that depend on the sale's numbers in full; the design's own in one line.
+void warn_lint(const protocols::Design& design, const protocols::Workload& w) {
+  std::vector<std::string> own;
+  for (const properties::LintItem& it : properties::lint(design, w)) {
+    if (it.level != properties::LintLevel::fail && it.level != properties::LintLevel::warn) continue;
+    if (it.from_workload) fmt::print(stderr, "oversim: lint {} {}: {}\n", it.id, properties::to_string(it.level), it.answer);
+    else own.push_back(fmt::format("{} {}", it.id, properties::to_string(it.level)));
+  }
+  if (!own.empty()) fmt::print(stderr, "oversim: lint: {} by design ({}; `oversim lint --variant {}` says why)\n", design.name, join(own, ", "), design.name);
+}
+
+// The same for compare, many designs: only the answers that depend on the sale's numbers (a
+// design's own mistakes are what compare is there to show), once per answer with its designs.
+void warn_lint(const std::vector<std::string>& variants, const protocols::Workload& w) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> lines;  // line, designs
+  for (const std::string& v : variants) {
+    for (const properties::LintItem& it : properties::lint(design_flag(v), w)) {
+      if (!it.from_workload || (it.level != properties::LintLevel::fail && it.level != properties::LintLevel::warn)) continue;
+      const std::string line = fmt::format("{} {}: {}", it.id, properties::to_string(it.level), it.answer);
+      auto at = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == line; });
+      if (at == lines.end()) lines.push_back({line, {v}});
+      else at->second.push_back(v);
+    }
+  }
+  for (const auto& [line, designs] : lines) {
+    const std::string which = designs.size() == variants.size() ? std::string() : fmt::format(" ({})", join(designs, ", "));
+    fmt::print(stderr, "oversim: lint {}{}\n", line.substr(0, line.find(':')), which + line.substr(line.find(':')));
   }
 }
 
@@ -196,6 +219,7 @@ int list_command(const std::string& what) {
       for (const std::string& sv : d->services) services += (services.empty() ? "" : ", ") + sv;
       fmt::print("{:<30} {}\n{:<30} services: {}\n{:<30} expected: {}\n", d->name, d->summary, "", services.empty() ? "the database only" : services + ", the database", "",
                  d->expected);
+      for (const protocols::Requirement& r : d->requirements) fmt::print("{:<30} requires: {} {} ({})\n", "", r.flag, r.value, r.why);
     }
     return 0;
   }
@@ -252,7 +276,7 @@ int run_command(const RunFlags& f) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
   Scenario s = run_scenario(f);
   print_notes(s);
-  warn_workload(s.workload);
+  warn_lint(design_flag(s.design), s.workload);
   effective_strategy(s, faults_flag(f.faults), f.strategy_typed);
   if (!s.unplaced.empty()) fmt::print(stderr, "oversim: {}: {}\n", f.faults, s.unplaced);
   if (f.check_determinism) {
@@ -294,7 +318,7 @@ int check_command(const CheckFlags& f) {
   const Scenario first = scenario_of(f.variant, faults, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
   refuse_inapplicable(faults, first);
   print_notes(first);
-  warn_workload(first.workload);
+  warn_lint(design_flag(first.design), first.workload);
   opt.base = sweep_base(first, faults, f.sweep.workload);
   opt.profile = faults.profile;
   opt.first_seed = seeds.first;
@@ -395,7 +419,7 @@ int compare_command(const CompareFlags& f) {
   sweep_strategy_flag(f.sweep);
   // Check every cell's inputs before the first row is printed.
   std::vector<Scenario> bases;
-  warn_workload(to_workload(f.sweep.workload));
+  warn_lint(variants, to_workload(f.sweep.workload));
   for (const FaultsChoice& fc : faults) {
     // What a profile widens depends on the workload and on the roles of the design's lock
     // service (failover and partition widen for a replicated one only), so the notes are
@@ -693,6 +717,87 @@ int explore_command(const ExploreFlags& f) {
   j["counterexample"] = counterexample_json(cx, shown, o.asserted);
   write_json(f.json, j);
   return 1;
+}
+
+namespace {
+
+// --prove for one answer: the sale under the item's profile, asserting its property.
+std::string prove_item(const properties::LintItem& it, const std::string& variant, const LintFlags& f, const SeedRange& seeds, unsigned jobs) {
+  const FaultsChoice fc{it.profile, {}};
+  Scenario probe;
+  probe.design = variant;
+  probe.workload = to_workload(f.sweep.workload);
+  if (auto why = protocols::profile_inapplicable(it.profile, probe)) return fmt::format("{} does not apply: {}", it.profile, *why);
+  properties::SweepOptions opt;
+  opt.base = sweep_base(scenario_of(variant, fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy), fc, f.sweep.workload);
+  opt.profile = it.profile;
+  opt.first_seed = seeds.first;
+  opt.seeds = seeds.count;
+  opt.jobs = jobs;
+  opt.asserted = {it.property};
+  const properties::SweepResult sw = properties::sweep(opt);
+  reject_invalid(sw, it.profile);
+  const int64_t violated = sw.counts.at(it.property).violated;
+  const bool expected = it.level == properties::LintLevel::fail || it.level == properties::LintLevel::warn;
+  if (violated == 0) {
+    return fmt::format("{} held under {} in {} of {} runs (random executions, not a proof){}", it.property, it.profile, sw.runs, sw.runs,
+                       expected ? "; the risk is real but these seeds did not show it" : "");
+  }
+  return fmt::format("{} {} under {} in {} of {} runs (first seed {}){}\n{:<16}reproduce: {}", it.property, "VIOLATED", it.profile, violated, sw.runs,
+                     *sw.first_failing_seed, expected ? "" : "; the checklist missed it", "", properties::reproduce_command(sw.first_failure->scenario, {it.property}));
+}
+
+}  // namespace
+
+int lint_command(const LintFlags& f) {
+  const std::vector<std::string> variants = variants_flag(f.variants);
+  const protocols::Workload w = to_workload(f.sweep.workload);
+  const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given, 100'000);
+  const unsigned jobs = jobs_flag(f.sweep.jobs);
+  sweep_strategy_flag(f.sweep);
+  for (const std::string& v : variants) {
+    Scenario s;
+    s.design = v;
+    s.workload = w;
+    s.typed = f.sweep.workload.typed;
+    if (auto problem = protocols::workload_problem(s, design_flag(v))) throw UsageError(*problem);
+  }
+  int failing = 0, warnings = 0;
+  if (variants.size() > 1 && !f.prove) {
+    // Many designs: one row each, one column per item.
+    const std::vector<properties::LintItem> header = properties::lint(design_flag(variants.front()), w);
+    fmt::print("oversim lint: the article's checklist, from what each design declares, for this workload\nworkload: {}\n\n{:<30}", describe_workload(w), "variant");
+    for (const auto& it : header) fmt::print(" {:>9}", it.id);
+    fmt::print("\n");
+    for (const std::string& v : variants) {
+      fmt::print("{:<30}", v);
+      for (const auto& it : properties::lint(design_flag(v), w)) {
+        fmt::print(" {:>9}", properties::to_string(it.level));
+        failing += it.level == properties::LintLevel::fail;
+        warnings += it.level == properties::LintLevel::warn;
+      }
+      fmt::print("\n");
+    }
+    Scenario as_typed;
+    as_typed.workload = w;
+    fmt::print("\n{} FAIL, {} WARN. Why, for one design: oversim lint --variant <variant>{}; --prove runs the sale to back each answer\n", failing, warnings,
+               properties::scenario_flags(as_typed));
+    return failing > 0 ? 1 : 0;
+  }
+  for (const std::string& v : variants) {
+    const protocols::Design& d = design_flag(v);
+    fmt::print("oversim lint: {}: {}\nworkload: {}\n\n", d.name, d.summary, describe_workload(w));
+    for (const properties::LintItem& it : properties::lint(d, w)) {
+      failing += it.level == properties::LintLevel::fail;
+      warnings += it.level == properties::LintLevel::warn;
+      fmt::print("{:<10} {:<4}  {}?\n{:<16}{}\n", it.id, properties::to_string(it.level), it.question, "", it.answer);
+      if (f.prove && !it.property.empty() && !it.profile.empty()) fmt::print("{:<16}{}\n", "", prove_item(it, v, f, seeds, jobs));
+    }
+    fmt::print("\n");
+  }
+  fmt::print("{} FAIL, {} WARN{}\n", failing, warnings,
+             f.prove ? fmt::format(" (each answer backed by {} seeds of its profile)", seeds.count) : std::string(" (--prove runs the sale to back each answer)"));
+  return failing > 0 ? 1 : 0;
 }
 
 }  // namespace oversim::cli

@@ -57,6 +57,13 @@ struct CompareFlags {
   SweepFlags sweep;
 };
 
+// `oversim lint`: the article's checklist for each design against this workload, before any run;
+// --prove backs each answer with a sweep of the sale under the profile that would show it.
+struct LintFlags {
+  std::string variants = "all";
+  bool prove = false;
+  SweepFlags sweep;
+};
 struct HashFlags {
   std::string variants = "all";
   std::string faults = "all";
@@ -98,6 +105,7 @@ int run_command(const RunFlags& flags);
 int check_command(const CheckFlags& flags);
 int compare_command(const CompareFlags& flags);
 int hash_command(const HashFlags& flags);
+int lint_command(const LintFlags& flags);
 int demo_command(const DemoFlags& flags);
 int explore_command(const ExploreFlags& flags);
 int determinism_command();

@@ -39,6 +39,18 @@ std::string format_latency(const Workload& w) {
   return out;
 }
 
+const char* to_string(Steps::Decrement d) {
+  switch (d) {
+    case Steps::Decrement::literal: return "literal";
+    case Steps::Decrement::relative: return "relative";
+    case Steps::Decrement::row_locked: return "row-locked";
+    case Steps::Decrement::conditional: return "conditional";
+    case Steps::Decrement::versioned: return "versioned";
+    case Steps::Decrement::fenced: return "fenced";
+  }
+  return "?";
+}
+
 const char* to_string(BuyResult r) {
   switch (r) {
     case BuyResult::sold: return "sold";

@@ -38,6 +38,27 @@ struct SchemaNeeds {
 class BuyContext;
 using BuyFunction = BuyResult (*)(BuyContext&);
 
+// What a design's purchase does, declared in its file: what `oversim lint` answers the article's
+// checklist from, before any run. tests/lint_test.cpp checks every declaration against the
+// statements and commands a run of the design sends.
+struct Steps {
+  // The stock write: a literal computed in the application (`SET available = <n>`), a relative
+  // decrement with no stock condition (only CHECK stops it at 0), a decrement after SELECT ...
+  // FOR UPDATE checked the row it locked, `WHERE available >= 1`, a compare-and-set on the
+  // version, or a fencing-token claim (`WHERE fence < t`) before the stock is read.
+  enum class Decrement : uint8_t { literal, relative, row_locked, conditional, versioned, fenced };
+  Decrement decrement = Decrement::conditional;
+  // How the lock is let go (designs with a lock service): DEL only if the value is still ours,
+  // a plain DEL, or the holder deleting its own ZooKeeper node.
+  enum class Release : uint8_t { token_compare, plain_del, own_node };
+  Release release = Release::token_compare;
+  bool renews_lease = false;        // a watchdog extends the lease while the work runs
+  bool idempotency_key = false;     // a request id checked before the lock
+  bool ledger = false;              // a ledger row per decrement, in the same transaction
+  bool degrade = false;             // a path for when the lock service is down
+};
+const char* to_string(Steps::Decrement d);
+
 struct Design {
   std::string name;
   std::string summary;   // one line
@@ -50,6 +71,7 @@ struct Design {
   // Settings the design needs to mean what it says (protocols/settings.h): applied to every sale
   // of it; a flag the user typed with another value is refused (workload_problem).
   std::vector<Requirement> requirements = {};
+  Steps steps = {};
 };
 
 // How a run is searched for a bug (the --strategy flag). Profiles place their faults by it:

@@ -227,5 +227,26 @@ if ! awk -v r="$recipe_msgs" -v h="$herd_msgs" 'BEGIN { exit !(r > 0 && h > 3 * 
 row=$("$oversim" compare --variants db_for_update,redlock_conditional --faults failover,acquire-pause --seeds 2 2>/dev/null | grep -c 'does not apply')
 if [ "$row" != 3 ]; then echo "FAIL: compare showed $row 'does not apply' rows, expected 3 (db_for_update under both, redlock_conditional/failover)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
+# Model settings: checked like every flag, carried into the reproduce line, and a design's
+# requirement never overrides a flag the user typed.
+expect 2 "--isolation: serializable is not modeled" run --variant read_modify_write --isolation serializable
+expect 2 "--pool-size: 0 is out of range (1..1000)" check --variant db_for_update --pool-size 0
+expect 2 "--check-constraint: 'maybe' is not on or off" run --variant db_decrement_checked --check-constraint maybe
+expect 2 "--check-constraint on: design 'db_decrement_mysql57' requires --check-constraint off" run --variant db_decrement_mysql57 --check-constraint on
+expect_violated 0 "progress" check --variant read_modify_write --isolation repeatable-read --seeds 5 --faults none --properties no_oversell
+if ! "$oversim" check --variant read_modify_write --pool-size 2 --pool-timeout 200ms --seeds 2 --faults none --no-shrink 2>/dev/null | grep "^reproduce:" | grep -q -- '--pool-size 2 --pool-timeout 200ms'; then
+  echo "FAIL: the inspect/reproduce line lacks --pool-size 2 --pool-timeout 200ms"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+# lint: the article's checklist. A 500ms lease under an 800ms call fails (exit 1); the article's
+# recipe passes at its defaults; --prove backs the answer with the sale.
+lint=$("$oversim" lint --variant redis_lock_conditional --remote-call 800ms --gateway-timeout 5s 2>&1); status=$?
+if [ "$status" != 1 ] || ! printf '%s\n' "$lint" | grep -q '^lease      FAIL'; then echo "FAIL: lint did not flag --lock-ttl 500ms under --remote-call 800ms (exit $status)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+lint=$("$oversim" lint --variant article_recipe 2>&1); status=$?
+if [ "$status" != 0 ] || printf '%s\n' "$lint" | grep -qE '^[a-z]+ +(FAIL|WARN)'; then echo "FAIL: lint article_recipe at its defaults: exit $status: $lint"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+if ! "$oversim" lint --variant redis_lock_conditional --remote-call 800ms --gateway-timeout 5s --prove --seeds 3 2>&1 | grep -q 'lock_mutual_exclusion VIOLATED under none in 3 of 3 runs'; then
+  echo "FAIL: lint --prove did not back the lease answer"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+expect 2 "unknown variant 'nope'" lint --variant nope
+if ! "$oversim" check --variant redis_lock_conditional --remote-call 800ms --gateway-timeout 5s --seeds 1 2>&1 >/dev/null | grep -q '^oversim: lint lease FAIL'; then
+  echo "FAIL: check did not print the lint warning for the short lease"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

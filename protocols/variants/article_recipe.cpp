@@ -64,6 +64,6 @@ extern const Design article_recipe_design;
 const Design article_recipe_design{"article_recipe",
                                    "idempotency key + unique indexes, per-SKU tryLock, conditional decrement + ledger, token-compare release",
                                    "holds no_oversell and no_duplicate_order under every profile", buy,
-                                   SchemaNeeds{.unique_user_sku_activity = true, .unique_request_id = true}, {"redis"}};
+                                   SchemaNeeds{.unique_user_sku_activity = true, .unique_request_id = true}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::conditional, .idempotency_key = true, .ledger = true}};
 
 }  // namespace oversim::protocols

@@ -45,6 +45,6 @@ BuyResult buy(BuyContext& ctx) {
 
 extern const Design async_order_write_design;
 const Design async_order_write_design{"async_order_write", "UPDATE ... WHERE available >= 1, ack, then INSERT the order from an in-memory queue",
-                                      "holds no_oversell; violates no_lost_order and ledger_conservation under app-crash", buy, {}, {}};  // the database alone
+                                      "holds no_oversell; violates no_lost_order and ledger_conservation under app-crash", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::conditional}};  // the database alone
 
 }  // namespace oversim::protocols

@@ -29,6 +29,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design db_conditional_update_design;
 const Design db_conditional_update_design{
     "db_conditional_update", "no lock: UPDATE ... WHERE available >= 1, check affected rows, INSERT order",
-    "holds no_oversell everywhere; violates no_duplicate_order under retries and chaos (a retry after a lost COMMIT reply)", buy, {}, {}};  // the database alone
+    "holds no_oversell everywhere; violates no_duplicate_order under retries and chaos (a retry after a lost COMMIT reply)", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::conditional}};  // the database alone
 
 }  // namespace oversim::protocols

@@ -35,6 +35,6 @@ extern const Design db_decrement_checked_design;
 const Design db_decrement_checked_design{
     "db_decrement_checked", "no lock: SELECT, check in the app, UPDATE available = available - 1 guarded only by CHECK (available >= 0)",
     "holds no_oversell everywhere, on CHECK alone (it turns the second buyer of the last unit down); violates no_duplicate_order under retries and chaos",
-    buy, {}, {}};  // the database alone
+    buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::relative}};  // the database alone
 
 }  // namespace oversim::protocols

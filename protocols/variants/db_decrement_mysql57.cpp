@@ -33,6 +33,6 @@ extern const Design db_decrement_mysql57_design;
 const Design db_decrement_mysql57_design{
     "db_decrement_mysql57", "db_decrement_checked where CHECK is parsed and ignored (MySQL before 8.0.16)",
     "violates no_oversell everywhere (both buyers of the last unit decrement, to -1)", buy, {}, {},
-    {{"--check-constraint", "off", "MySQL before 8.0.16 parsed CHECK constraints and ignored them"}}};
+    {{"--check-constraint", "off", "MySQL before 8.0.16 parsed CHECK constraints and ignored them"}}, Steps{.decrement = Steps::Decrement::relative}};
 
 }  // namespace oversim::protocols

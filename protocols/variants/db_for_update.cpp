@@ -29,6 +29,6 @@ BuyResult buy(BuyContext& ctx) {
 
 extern const Design db_for_update_design;
 const Design db_for_update_design{"db_for_update", "pessimistic: SELECT ... FOR UPDATE, remote call, decrement, INSERT order",
-                                  "holds no_oversell everywhere; pays in lock waits and pool exhaustion; violates no_duplicate_order under retries and chaos", buy, {}, {}};  // the database alone
+                                  "holds no_oversell everywhere; pays in lock waits and pool exhaustion; violates no_duplicate_order under retries and chaos", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::row_locked}};  // the database alone
 
 }  // namespace oversim::protocols

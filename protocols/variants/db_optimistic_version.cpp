@@ -39,6 +39,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design db_optimistic_version_design;
 const Design db_optimistic_version_design{
     "db_optimistic_version", "optimistic: read version, UPDATE ... WHERE version = v AND available >= 1, bounded retries",
-    "holds no_oversell everywhere; violates progress under contention (undersell) and no_duplicate_order under retries and chaos", buy, {}, {}};  // the database alone
+    "holds no_oversell everywhere; violates progress under contention (undersell) and no_duplicate_order under retries and chaos", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::versioned}};  // the database alone
 
 }  // namespace oversim::protocols

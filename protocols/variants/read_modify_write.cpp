@@ -29,6 +29,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design read_modify_write_design;
 const Design read_modify_write_design{
     "read_modify_write", "no lock: SELECT, compute, UPDATE available = <literal>, INSERT order",
-    "violates no_oversell everywhere (lost update under READ COMMITTED)", buy, {}, {}};  // the database alone
+    "violates no_oversell everywhere (lost update under READ COMMITTED)", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::literal}};  // the database alone
 
 }  // namespace oversim::protocols

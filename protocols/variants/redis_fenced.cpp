@@ -46,6 +46,6 @@ BuyResult buy(BuyContext& ctx) {
 
 extern const Design redis_fenced_design;
 const Design redis_fenced_design{"redis_fenced", "SET NX PX lock + INCR fencing token; claim the row WHERE fence < t, then read-then-write",
-                                 "holds no_oversell everywhere; a lost counter after failover costs progress, not stock", buy, {}, {"redis"}};
+                                 "holds no_oversell everywhere; a lost counter after failover costs progress, not stock", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::fenced}};
 
 }  // namespace oversim::protocols

@@ -42,6 +42,6 @@ BuyResult buy(BuyContext& ctx) {
 
 extern const Design redis_fenced_stale_read_design;
 const Design redis_fenced_stale_read_design{"redis_fenced_stale_read", "SET NX PX lock + INCR fencing token checked only on the write (read unfenced)",
-                                            "violates no_oversell when a lease expires: a newer holder's stale read wins", buy, {}, {"redis"}};
+                                            "violates no_oversell when a lease expires: a newer holder's stale read wins", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::literal}};
 
 }  // namespace oversim::protocols

@@ -32,6 +32,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design redis_lock_conditional_design;
 const Design redis_lock_conditional_design{
     "redis_lock_conditional", "SET NX PX lock + UPDATE ... WHERE available >= 1 as the arbiter, token-compare release",
-    "holds no_oversell everywhere while lock_mutual_exclusion visibly fails under faults", buy, {}, {"redis"}};
+    "holds no_oversell everywhere while lock_mutual_exclusion visibly fails under faults", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::conditional}};
 
 }  // namespace oversim::protocols

@@ -35,6 +35,6 @@ BuyResult buy(BuyContext& ctx) {
 
 extern const Design redis_lock_plain_del_design;
 const Design redis_lock_plain_del_design{"redis_lock_plain_del", "SET NX PX lock, read-then-write stock, release by plain DEL (mis-release)",
-                                         "violates no_oversell and lock_mutual_exclusion whenever a lease expires early", buy, {}, {"redis"}};
+                                         "violates no_oversell and lock_mutual_exclusion whenever a lease expires early", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::literal, .release = Steps::Release::plain_del}};
 
 }  // namespace oversim::protocols

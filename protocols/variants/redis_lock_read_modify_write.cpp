@@ -40,6 +40,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design redis_lock_read_modify_write_design;
 const Design redis_lock_read_modify_write_design{
     "redis_lock_read_modify_write", "SET NX PX lock, SELECT, UPDATE available = <literal>, token-compare release",
-    "holds no_oversell without faults; violates it when the lock fails (gc-pause, failover, partition, clock-jump, slow-rpc)", buy, {}, {"redis"}};
+    "holds no_oversell without faults; violates it when the lock fails (gc-pause, failover, partition, clock-jump, slow-rpc)", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::literal}};
 
 }  // namespace oversim::protocols

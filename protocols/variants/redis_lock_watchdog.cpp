@@ -62,6 +62,6 @@ BuyResult buy(BuyContext& ctx) {
 
 extern const Design redis_lock_watchdog_design;
 const Design redis_lock_watchdog_design{"redis_lock_watchdog", "SET NX PX lock renewed every ttl/3 by a watchdog fiber, read-then-write stock",
-                                        "survives slow work; violates no_oversell under gc-pause (the watchdog pauses too)", buy, {}, {"redis"}};
+                                        "survives slow work; violates no_oversell under gc-pause (the watchdog pauses too)", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::literal, .renews_lease = true}};
 
 }  // namespace oversim::protocols

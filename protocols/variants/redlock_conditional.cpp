@@ -33,6 +33,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design redlock_conditional_design;
 const Design redlock_conditional_design{
     "redlock_conditional", "RedLock + UPDATE ... WHERE available >= 1 as the arbiter, release on every master",
-    "holds no_oversell everywhere while lock_mutual_exclusion visibly fails under faults", buy, {}, {"redlock"}};
+    "holds no_oversell everywhere while lock_mutual_exclusion visibly fails under faults", buy, {}, {"redlock"}, {}, Steps{.decrement = Steps::Decrement::conditional}};
 
 }  // namespace oversim::protocols

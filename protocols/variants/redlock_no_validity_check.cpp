@@ -39,6 +39,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design redlock_no_validity_check_design;
 const Design redlock_no_validity_check_design{
     "redlock_no_validity_check", "RedLock that takes a quorum of OKs as the lock without the validity test, then read-then-write",
-    "violates no_oversell under acquire-pause (a quorum of expired keys); otherwise as redlock_read_modify_write", buy, {}, {"redlock"}};
+    "violates no_oversell under acquire-pause (a quorum of expired keys); otherwise as redlock_read_modify_write", buy, {}, {"redlock"}, {}, Steps{.decrement = Steps::Decrement::literal}};
 
 }  // namespace oversim::protocols

@@ -46,6 +46,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design redlock_read_modify_write_design;
 const Design redlock_read_modify_write_design{
     "redlock_read_modify_write", "RedLock (quorum of N masters, validity checked), SELECT, UPDATE available = <literal>, release on every master",
-    "violates no_oversell when the holder outlives its lease (gc-pause, slow-rpc, acquire-pause) and, rarely, when a master of a bare quorum fails", buy, {}, {"redlock"}};
+    "violates no_oversell when the holder outlives its lease (gc-pause, slow-rpc, acquire-pause) and, rarely, when a master of a bare quorum fails", buy, {}, {"redlock"}, {}, Steps{.decrement = Steps::Decrement::literal}};
 
 }  // namespace oversim::protocols

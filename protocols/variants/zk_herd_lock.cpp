@@ -36,6 +36,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design zk_herd_lock_design;
 const Design zk_herd_lock_design{
     "zk_herd_lock", "ZooKeeper lock where every waiter watches the parent (the herd effect) + the conditional decrement",
-    "holds no_oversell everywhere; N waiters cost O(N^2) getChildren calls where the recipe costs O(N)", buy, {}, {"zookeeper"}};
+    "holds no_oversell everywhere; N waiters cost O(N^2) getChildren calls where the recipe costs O(N)", buy, {}, {"zookeeper"}, {}, Steps{.decrement = Steps::Decrement::conditional, .release = Steps::Release::own_node}};
 
 }  // namespace oversim::protocols

@@ -33,6 +33,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design zk_lock_conditional_design;
 const Design zk_lock_conditional_design{
     "zk_lock_conditional", "ZooKeeper lock recipe + UPDATE ... WHERE available >= 1 as the arbiter",
-    "holds no_oversell everywhere while lock_mutual_exclusion fails when a session expires (gc-pause, partition)", buy, {}, {"zookeeper"}};
+    "holds no_oversell everywhere while lock_mutual_exclusion fails when a session expires (gc-pause, partition)", buy, {}, {"zookeeper"}, {}, Steps{.decrement = Steps::Decrement::conditional, .release = Steps::Release::own_node}};
 
 }  // namespace oversim::protocols

@@ -46,6 +46,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design zk_lock_fenced_design;
 const Design zk_lock_fenced_design{
     "zk_lock_fenced", "ZooKeeper lock recipe + the lock node's czxid as a fencing token: claim the row WHERE fence < t, then read-then-write",
-    "holds no_oversell everywhere; a stale holder's claim is rejected by the storage", buy, {}, {"zookeeper"}};
+    "holds no_oversell everywhere; a stale holder's claim is rejected by the storage", buy, {}, {"zookeeper"}, {}, Steps{.decrement = Steps::Decrement::fenced, .release = Steps::Release::own_node}};
 
 }  // namespace oversim::protocols

@@ -41,6 +41,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design zk_lock_read_modify_write_design;
 const Design zk_lock_read_modify_write_design{
     "zk_lock_read_modify_write", "ZooKeeper lock recipe (ephemeral sequential, watch the predecessor), SELECT, UPDATE available = <literal>",
-    "holds no_oversell while no session expires (elections, jumps, slow calls); violates it under gc-pause and partition", buy, {}, {"zookeeper"}};
+    "holds no_oversell while no session expires (elections, jumps, slow calls); violates it under gc-pause and partition", buy, {}, {"zookeeper"}, {}, Steps{.decrement = Steps::Decrement::literal, .release = Steps::Release::own_node}};
 
 }  // namespace oversim::protocols

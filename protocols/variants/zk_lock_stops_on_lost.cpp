@@ -42,6 +42,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design zk_lock_stops_on_lost_design;
 const Design zk_lock_stops_on_lost_design{
     "zk_lock_stops_on_lost", "ZooKeeper lock recipe; the holder checks for LOST (not SUSPENDED) before it writes",
-    "violates no_oversell under gc-pause and partition: the leader expires the session before the client says LOST", buy, {}, {"zookeeper"}};
+    "violates no_oversell under gc-pause and partition: the leader expires the session before the client says LOST", buy, {}, {"zookeeper"}, {}, Steps{.decrement = Steps::Decrement::literal, .release = Steps::Release::own_node}};
 
 }  // namespace oversim::protocols
