@@ -28,13 +28,13 @@ void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
   typed(cmd->add_option("--stock", w.stock, "Initial units per SKU, 0..1000000")->capture_default_str(), "--stock");
   typed(cmd->add_option("--skus", w.skus, "Number of SKUs, 1..1000")->capture_default_str(), "--skus");
   typed(cmd->add_option("--apps", w.apps, "Number of app nodes (app-1..app-N), 1..64")->capture_default_str(), "--apps");
-  typed(cmd->add_option("--arrival", w.arrival, "Arrivals: burst or poisson")->capture_default_str(), "--arrival");
+  typed(cmd->add_option("--arrival", w.arrival, "Arrivals: burst (uniform over --burst-window), poisson (--poisson-mean gaps) or ramp (rising linearly over --burst-window)")->capture_default_str(), "--arrival");
   typed(cmd->add_option("--burst-window", w.burst_window, "Burst arrivals spread over this duration (0..1h)")->capture_default_str(), "--burst-window");
   typed(cmd->add_option("--poisson-mean", w.poisson_mean, "Poisson arrivals: mean gap (1us..1h)")->capture_default_str(), "--poisson-mean");
   typed(cmd->add_option("--retries", w.retries, "Gateway retries (same request id) when an attempt ends unknown or takes longer than --gateway-timeout, 0..10")
       ->capture_default_str(), "--retries");
   typed(cmd->add_option("--double-click", w.double_click, "Share of buyers who click twice, as a ratio like 1/4")->capture_default_str(), "--double-click");
-  typed(cmd->add_option("--remote-call", w.remote_call, "The slow call inside the critical section (0..1h)")->capture_default_str(), "--remote-call");
+  typed(cmd->add_option("--remote-call", w.remote_call, "The slow call inside the critical section: 20ms, a uniform range 10ms..30ms, or a log-normal p50=200ms,p99=800ms (0..1h)")->capture_default_str(), "--remote-call");
   typed(cmd->add_option("--lock-ttl", w.lock_ttl, "Lock lease, SET NX PX (1ms..720h)")->capture_default_str(), "--lock-ttl");
   typed(cmd->add_option("--lock-wait", w.lock_wait, "tryLock gives up after this long (0..720h)")->capture_default_str(), "--lock-wait");
   typed(cmd->add_option("--gateway-timeout", w.gateway_timeout, "The gateway retries an attempt that takes longer (1ms..720h)")->capture_default_str(), "--gateway-timeout");
@@ -79,13 +79,15 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
                "Run the kernel demo and a full faulted sale twice each with the same seed and compare trace hashes");
 
   list_cmd_ = app.add_subcommand("list", "List variants, faults (profiles) or properties");
-  list_cmd_->add_option("what", list_what_, "variants | faults | properties")->required();
+  list_cmd_->add_option("what", list_what_, "variants | faults | properties (all three when omitted)");
+  help_cmd_ = app.add_subcommand("help", "Show this help, or a command's: oversim help check");
+  help_cmd_->add_option("command", help_what_, "A command");
 
   run_cmd_ = app.add_subcommand("run", "One run of a design: the trace and a verdict per property");
   run_cmd_->add_option("--variant", run_.variant, "Design to run (see `oversim list variants`)")->required();
   run_cmd_->add_option("--faults", run_.faults, "A fault profile name, 'none', or a fault plan, e.g. 'at 10ms pause app-1 for 2s'")->capture_default_str();
   run_cmd_->add_option("--seed", run_.seed, "Simulation seed (0..18446744073709551615)")->capture_default_str();
-  run_cmd_->add_option("--trace", run_.trace, "Trace output: text, json, cut (the events that matter) or none")->capture_default_str();
+  run_cmd_->add_option("--trace", run_.trace, "Trace output: cut (the events that matter, at most 60 lines), text (every event), json or none")->capture_default_str();
   run_cmd_->add_option("--properties", run_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
   run_cmd_->add_option("--horizon", run_.horizon, "Virtual-time limit of the run (1s..720h)")->capture_default_str();
   run_cmd_->add_flag("--check-determinism", run_.check_determinism, "Run twice and compare trace hashes instead");
@@ -148,6 +150,7 @@ void CommandLine::set_defaults() {
   // Assigned in place: CLI11 holds references to these members.
   check_determinism_ = false;
   list_what_.clear();
+  help_what_.clear();
   run_ = RunFlags{};
   check_ = CheckFlags{};
   compare_ = CompareFlags{};
@@ -192,7 +195,28 @@ int CommandLine::execute() {
       }
       return determinism_command();
     }
-    if (list_cmd_->parsed()) return list_command(list_what_);
+    if (list_cmd_->parsed()) {
+      if (!list_what_.empty()) return list_command(list_what_);
+      for (const char* what : {"variants", "faults", "properties"}) {
+        fmt::print("== {}\n", what);
+        list_command(what);
+        fmt::print("\n");
+      }
+      return 0;
+    }
+    if (help_cmd_->parsed()) {
+      if (help_what_.empty()) {
+        fmt::print("{}", app_->help());
+        return 0;
+      }
+      for (CLI::App* sub : app_->get_subcommands({})) {
+        if (sub->get_name() == help_what_) {
+          fmt::print("{}", sub->help());
+          return 0;
+        }
+      }
+      throw UsageError(fmt::format("help: unknown command '{}' (see oversim help)", help_what_));
+    }
     if (run_cmd_->parsed()) return run_command(run_);
     if (check_cmd_->parsed()) return check_command(check_);
     if (hash_cmd_->parsed()) return hash_command(hash_);

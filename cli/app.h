@@ -44,6 +44,8 @@ class CommandLine {
   CLI::App* compare_cmd_ = nullptr;
   CLI::App* hash_cmd_ = nullptr;
   CLI::App* lint_cmd_ = nullptr;
+  CLI::App* help_cmd_ = nullptr;
+  std::string help_what_;
   CLI::App* demo_cmd_ = nullptr;
   CLI::App* explore_cmd_ = nullptr;
   bool check_determinism_ = false;

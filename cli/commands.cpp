@@ -172,7 +172,7 @@ std::vector<std::string> variants_flag(const std::string& text) {
 
 std::string describe_workload(const protocols::Workload& w) {
   return fmt::format("{} buyers, {} sku x {} units, {} app nodes, {} arrivals, remote call {}, lock ttl {}, replica lag {}{}{}{}{}{}", w.buyers, w.skus, w.stock,
-                     w.app_nodes, protocols::to_string(w.arrival), sim::format_duration(w.remote_call), sim::format_duration(w.lock_ttl),
+                     w.app_nodes, protocols::to_string(w.arrival), protocols::format_distribution(protocols::remote_call_distribution(w)), sim::format_duration(w.lock_ttl),
                      sim::format_duration(w.replication_lag),
                      w.max_retries > 0 ? fmt::format(", {} gateway retries", w.max_retries) : "",
                      w.double_click.numerator > 0 ? fmt::format(", double clicks {}", sim::format_ratio(w.double_click)) : "",
@@ -206,8 +206,17 @@ void print_results(const RunResult& r) {
     auto it = r.results.find(br);
     results += fmt::format("{}{} {}", results.empty() ? "" : ", ", protocols::to_string(br), it == r.results.end() ? 0 : it->second);
   }
-  fmt::print("buyers: {}; orders committed {}; p99 order latency {}\n", results, r.orders,
+  auto counter = [&r](const char* name) {
+    auto it = r.counters.find(name);
+    return it == r.counters.end() ? int64_t{0} : it->second;
+  };
+  // Every attempt ends with a result, or dies with its node (a crash unwinds it mid-purchase).
+  fmt::print("attempts: {}, died with their node {}; orders committed {}; p99 order latency {}\n", results, counter("attempt.died-with-node"), r.orders,
              sim::format_span(properties::percentile(r.latencies, 99)));
+  // Every buyer ends one way: told sold, told sold out, turned away (busy or an error when its
+  // patience ran out), or never told anything.
+  fmt::print("buyers: {} bought, {} told sold out, {} turned away, {} heard nothing; {} clicks again\n", counter("buyer.bought"),
+             counter("buyer.told-sold-out"), counter("buyer.turned-away"), counter("buyer.no-answer"), counter("buyer.click-again"));
 }
 
 }  // namespace
@@ -297,7 +306,13 @@ int run_command(const RunFlags& f) {
   fmt::print("oversim run: variant {}, seed {}, faults: {}\nworkload: {}\n", s.design, s.seed, s.faults.empty() ? "none" : s.faults.to_string(),
              describe_workload(s.workload));
   if (f.trace == "text") fmt::print("\n{}", sim::render_text(r.events));
-  if (f.trace == "cut") fmt::print("\n{}", sim::render_text(properties::cut_trace(r.events, 200, properties::violation_steps(r))));
+  if (f.trace == "cut") {
+    // The events that matter (faults, lock beliefs, stock writes, orders, acks, and every
+    // violation's step), at most 60 lines; the whole trace is one flag away.
+    const std::vector<sim::TraceEvent> cut = properties::cut_trace(r.events, 60, properties::violation_steps(r));
+    fmt::print("\n{}({} of {} events: the faults, locks, stock writes, orders and violations; --trace text shows all)\n", sim::render_text(cut), cut.size(),
+               r.events.size());
+  }
   fmt::print("\nrun: {} at {} after {} steps; trace hash {}\n", sim::to_string(r.outcome.status), sim::format_instant(r.outcome.end_time),
              r.outcome.steps, sim::format_hash(r.outcome.hash()));
   print_results(r);
@@ -458,7 +473,7 @@ int compare_command(const CompareFlags& f) {
   for (const FaultsChoice& fc : faults) {
     if (fc.profile.empty()) fmt::print("plan: {}\n", fc.plan.to_string());
   }
-  fmt::print("cells: runs that violated each property (out of {}); '.' = none. orders/s and p99 are over all runs of the cell;\n"
+  fmt::print("cells: runs that violated each property (out of {}); '.' = none. sold: the stock buyers were told they bought; orders/s and p99 are over all runs of the cell;\n"
              "msgs/buy: requests to the lock service per purchase attempt; wake/rel: times a waiter woke to look again (a poll, a\n"
              "watch, a retry round) per lock release.\n\n",
              seeds.count);
@@ -466,7 +481,7 @@ int compare_command(const CompareFlags& f) {
   const std::vector<std::string> short_names = {"oversell", "duplicate", "lost", "ledger", "mutex", "progress"};
   fmt::print("{:<30} {:<13}", "variant", "faults");
   for (const auto& c : short_names) fmt::print(" {:>9}", c);
-  fmt::print(" {:>9} {:>9} {:>8} {:>8}\n", "orders/s", "p99", "msgs/buy", "wake/rel");
+  fmt::print(" {:>6} {:>9} {:>9} {:>8} {:>8}\n", "sold", "orders/s", "p99", "msgs/buy", "wake/rel");
   bool internal_error = false;
   for (const std::string& v : variants) {
     for (size_t i = 0; i < faults.size(); ++i) {
@@ -497,6 +512,9 @@ int compare_command(const CompareFlags& f) {
         fmt::print(" {:>9}", n == 0 ? std::string(".") : std::to_string(n));
       }
       const double seconds = static_cast<double>(sw.sale_us) / 1e6;
+      // The share of the stock buyers were told they bought, over the cell's runs.
+      const double units = static_cast<double>(sw.runs) * static_cast<double>(opt.base.workload.stock) * opt.base.workload.skus;
+      fmt::print(" {:>5.0f}%", units > 0 ? 100.0 * static_cast<double>(sw.acks) / units : 0.0);
       fmt::print(" {:>9.1f} {:>9} {:>8} {:>8}\n", seconds > 0 ? static_cast<double>(sw.acks) / seconds : 0.0, sim::format_span(properties::percentile(sw.latencies, 99)),
                  ratio_cell(sw.counter("lock.requests"), sw.counter("lock.requests") > 0 ? sw.purchases : 0), ratio_cell(sw.counter("lock.wakeups"), sw.counter("lock.releases")));
       if (sw.unplaced > 0) fmt::print("{:<44} ({} of {} runs had no fault: {}: {})\n", "", sw.unplaced, sw.runs, faults[i].label(), sw.unplaced_why);

@@ -21,7 +21,7 @@ struct RunFlags {
   std::string variant;
   std::string faults = "none";
   std::string seed = "1";
-  std::string trace = "text";
+  std::string trace = "cut";
   std::string properties;
   std::string horizon = kDefaultHorizon;
   bool check_determinism = false;

@@ -216,12 +216,17 @@ protocols::Workload to_workload(const WorkloadFlags& f) {
   w.app_nodes = static_cast<int>(integer_flag("--apps", f.apps, 1, 64));
   if (f.arrival == "burst") w.arrival = protocols::Arrival::burst;
   else if (f.arrival == "poisson") w.arrival = protocols::Arrival::poisson;
-  else throw UsageError(fmt::format("--arrival: unknown arrival '{}' (expected burst or poisson)", f.arrival));
+  else if (f.arrival == "ramp") w.arrival = protocols::Arrival::ramp;
+  else throw UsageError(fmt::format("--arrival: unknown arrival '{}' (expected burst, poisson or ramp)", f.arrival));
   w.burst_window = duration_flag("--burst-window", f.burst_window, Duration::zero(), kMaxWorkloadSpan);
   w.poisson_mean = duration_flag("--poisson-mean", f.poisson_mean, Duration::us(1), kMaxWorkloadSpan);
   w.max_retries = static_cast<int>(integer_flag("--retries", f.retries, 0, 10));
   w.double_click = ratio_flag("--double-click", f.double_click);
-  w.remote_call = duration_flag("--remote-call", f.remote_call, Duration::zero(), kMaxWorkloadSpan);
+  const protocols::DistributionParse call = protocols::parse_distribution(f.remote_call, kMaxWorkloadSpan);
+  if (!call.value) throw UsageError(fmt::format("--remote-call: {}", call.error));
+  w.remote_call = call.value->low;
+  w.remote_call_spread = call.value->spread;
+  w.remote_call_high = call.value->high;
   // Redis PX takes whole milliseconds: 1500us would silently become PX 1.
   w.lock_ttl = duration_flag("--lock-ttl", f.lock_ttl, Duration::ms(1), kMaxLease);
   if (w.lock_ttl.count_ns() % 1'000'000 != 0) throw UsageError(fmt::format("--lock-ttl: '{}' is not a whole number of milliseconds (Redis PX)", f.lock_ttl));

@@ -588,7 +588,9 @@ std::string scenario_flags(const Scenario& s) {
   if (w.arrival != d.arrival) cmd += fmt::format(" --arrival {}", protocols::to_string(w.arrival));
   if (w.max_retries != d.max_retries) cmd += fmt::format(" --retries {}", w.max_retries);
   if (!(w.double_click == d.double_click)) cmd += fmt::format(" --double-click {}", sim::format_ratio(w.double_click));
-  if (w.remote_call != d.remote_call) cmd += fmt::format(" --remote-call {}", sim::format_duration(w.remote_call));
+  if (!(protocols::remote_call_distribution(w) == protocols::remote_call_distribution(d))) {
+    cmd += fmt::format(" --remote-call {}", protocols::format_distribution(protocols::remote_call_distribution(w)));
+  }
   if (w.lock_ttl != d.lock_ttl) cmd += fmt::format(" --lock-ttl {}", sim::format_duration(w.lock_ttl));
   if (w.lock_wait != d.lock_wait) cmd += fmt::format(" --lock-wait {}", sim::format_duration(w.lock_wait));
   if (w.gateway_timeout != d.gateway_timeout) cmd += fmt::format(" --gateway-timeout {}", sim::format_duration(w.gateway_timeout));

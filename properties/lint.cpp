@@ -42,8 +42,8 @@ LintItem lease(const Design& d, const Workload& w) {
     it.profile.clear();
     return it;
   }
-  // The critical section is at least the remote call; its p99 is the call's (a constant now).
-  const sim::Duration p99 = w.remote_call;
+  // The critical section is at least the remote call: its p99 is at least the call's.
+  const sim::Duration p99 = protocols::remote_call_distribution(w).p99();
   const sim::Duration advised = p99 * 2;
   if (d.steps.renews_lease) {
     it.answer = fmt::format("a watchdog renews the {} lease while the work runs; a pause of the whole process (GC) still outlasts it", span(w.lock_ttl));
@@ -183,15 +183,58 @@ LintItem degrade(const Design& d) {
   return it;
 }
 
-LintItem gateway(const Workload& w) {
-  LintItem it{"gateway", "does the gateway wait for the purchase", LintLevel::ok, "", "progress", "none", true};
-  if (w.remote_call >= w.gateway_timeout) {
-    it.level = LintLevel::fail;
-    it.answer = fmt::format("no: --remote-call {} is not shorter than --gateway-timeout {}: buyers stop listening before a purchase can answer{}",
-                            span(w.remote_call), span(w.gateway_timeout), w.max_retries > 0 ? ", and every purchase is retried" : "");
+// The mean of the remote call (a log-normal's is p50 * e^(sigma^2 / 2)).
+double mean_ns(const protocols::Distribution& d) {
+  switch (d.spread) {
+    case protocols::Spread::constant: return static_cast<double>(d.low.count_ns());
+    case protocols::Spread::uniform: return static_cast<double>(d.low.count_ns() + d.high.count_ns()) / 2;
+    case protocols::Spread::lognormal: {
+      const double sigma = protocols::exact_log(static_cast<double>(d.high.count_ns()) / static_cast<double>(d.low.count_ns())) / 2.3263478740408408;
+      return static_cast<double>(d.low.count_ns()) * protocols::exact_exp(sigma * sigma / 2);
+    }
+  }
+  return 0;
+}
+
+LintItem capacity(const Design& d, const Workload& w) {
+  LintItem it{"capacity", "can the lock sell the stock while buyers wait", LintLevel::ok, "", "progress", "none", true};
+  if (!has_lock(d)) return {it.id, it.question, LintLevel::na, "no lock: purchases of one SKU run side by side", "", "", false};
+  // One holder at a time per SKU, each for at least the remote call.
+  const double serial_ns = mean_ns(protocols::remote_call_distribution(w)) * static_cast<double>(w.stock);
+  const sim::Duration serial = sim::Duration::ms(static_cast<int64_t>(serial_ns / 1e6));
+  const sim::Duration waits = w.patience > sim::Duration::zero() ? w.patience : w.lock_wait;
+  // tryLock polls (Redis): every waiting buyer asks every --lock-retry.
+  const double polls_per_s = uses(d, "redis") && w.lock_wait > sim::Duration::zero() ? 1e9 / static_cast<double>(w.lock_retry.count_ns()) * w.buyers / w.skus : 0;
+  // Half the wait is the margin for everything else in the purchase (the database, the lock's
+  // own round trips, the gaps between a release and the next poll).
+  if (w.buyers >= w.stock * w.skus && serial * 2 >= waits) {
+    it.level = LintLevel::warn;
+    it.answer = fmt::format("no: {} units one holder at a time take at least {} (the call's mean each), more than half of what buyers wait ({}, --patience or --lock-wait): "
+                            "stock is left unsold; more patience, a shorter critical section, or no lock around the call",
+                            w.stock, span(serial), span(waits));
     return it;
   }
-  it.answer = fmt::format("yes: --gateway-timeout {} is above the remote call ({})", span(w.gateway_timeout), span(w.remote_call));
+  if (polls_per_s > 100'000) {
+    it.level = LintLevel::warn;
+    it.answer = fmt::format("{} buyers polling tryLock every {} ask the lock service about {:.0f} times a second; fail fast (--lock-wait 0) or poll less often (--lock-retry)",
+                            w.buyers / w.skus, span(w.lock_retry), polls_per_s);
+    return it;
+  }
+  it.answer = fmt::format("yes: {} units one holder at a time take about {}, inside the buyers' {}", w.stock, span(serial), span(waits));
+  it.property.clear();
+  it.profile.clear();
+  return it;
+}
+
+LintItem gateway(const Workload& w) {
+  LintItem it{"gateway", "does the gateway wait for the purchase", LintLevel::ok, "", "progress", "none", true};
+  if (protocols::remote_call_distribution(w).p99() >= w.gateway_timeout) {
+    it.level = LintLevel::fail;
+    it.answer = fmt::format("no: --remote-call {} is not shorter than --gateway-timeout {} at its p99: buyers stop listening before a purchase can answer{}",
+                            protocols::format_distribution(protocols::remote_call_distribution(w)), span(w.gateway_timeout), w.max_retries > 0 ? ", and every purchase is retried" : "");
+    return it;
+  }
+  it.answer = fmt::format("yes: --gateway-timeout {} is above the remote call's p99 ({})", span(w.gateway_timeout), span(protocols::remote_call_distribution(w).p99()));
   it.property.clear();
   it.profile.clear();
   return it;
@@ -203,7 +246,7 @@ std::vector<LintItem> lint(const Design& design, const Workload& given) {
   // The sale the design runs: with the settings it requires.
   const Workload workload = protocols::apply_requirements(given, design.requirements, {}, design.name).workload;
   return {lease(design, workload), failover(design, workload), release(design), decrement(design, workload),
-          unique(design),          ledger(design),             degrade(design), gateway(workload)};
+          unique(design),          ledger(design),             degrade(design), capacity(design, workload), gateway(workload)};
 }
 
 }  // namespace oversim::properties

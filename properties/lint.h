@@ -10,6 +10,7 @@
 //   unique     are orders unique-indexed
 //   ledger     can the ledger be reconciled
 //   degrade    what happens when the lock service fails
+//   capacity   can one lock holder at a time sell the stock while buyers still wait
 //   gateway    does the gateway wait long enough to hear the answer
 #pragma once
 

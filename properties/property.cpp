@@ -200,11 +200,10 @@ std::optional<std::string> no_lost_order(const Simulation& s) {
 
 std::optional<std::string> progress(const Simulation& s) {
   if (!s.history().quiesced()) return std::string("the run did not quiesce (stopped at its horizon or deadlocked)");
-  const auto& w = s.scenario().workload;
   for (size_t i = 0; i < s.skus().size(); ++i) {
     const std::string& sku = s.skus()[i];
-    // Buyers that want this sku: b with b mod skus == i.
-    const int64_t demand = (w.buyers - static_cast<int64_t>(i) + w.skus - 1) / w.skus;
+    // Buyers that want this sku (round robin, or as the skew drew them).
+    const int64_t demand = s.demand(i);
     const auto row = s.db().committed_stock(sku);
     const int64_t available = row ? row->available : 0;
     const int64_t initial = s.initial_stock(sku);

@@ -58,6 +58,25 @@ const Duration kHour = Duration::s(3600);
 
 const std::vector<Setting>& settings() {
   static const std::vector<Setting> rows = {
+      // Buyers.
+      OVERSIM_SPAN_SETTING("--patience", "A buyer told busy, an error or nothing clicks again until this long after arriving; 0: one click (0..1h)",
+                           "patience", patience, Duration::zero(), kHour),
+      OVERSIM_SPAN_SETTING("--backoff", "A buyer waits about this long before clicking again (jittered, doubling, at most 8x), 1ms..1h", "backoff",
+                           backoff, Duration::ms(1), kHour),
+      Setting{"--sku-skew", "SKU popularity: a Zipf exponent s (0..5, two decimals): sku k is wanted in proportion to 1/k^s; 0 spreads buyers evenly",
+              "sku skew", [](const Workload& w) { return fmt::format("{}.{:02}", w.sku_skew_centi / 100, w.sku_skew_centi % 100); },
+              [](Workload& w, const std::string& t) -> std::optional<std::string> {
+                const size_t dot = t.find('.');
+                const std::string whole = t.substr(0, dot), frac = dot == std::string::npos ? "" : t.substr(dot + 1);
+                auto digits = [](const std::string& x) { return std::all_of(x.begin(), x.end(), [](char c) { return c >= '0' && c <= '9'; }); };
+                if (whole.empty() || !digits(whole) || !digits(frac) || frac.size() > 2 || (dot != std::string::npos && frac.empty()) || whole.size() > 1) {
+                  return fmt::format("'{}' is not an exponent like 1.1 (0..5, at most two decimals)", t);
+                }
+                const int v = (whole[0] - '0') * 100 + (frac.empty() ? 0 : (frac[0] - '0') * 10 + (frac.size() > 1 ? frac[1] - '0' : 0));
+                if (v > 500) return fmt::format("{} is out of range (0..5)", t);
+                w.sku_skew_centi = v;
+                return std::nullopt;
+              }},
       // The database (PostgreSQL behind a HikariCP pool on every app node).
       OVERSIM_INT_SETTING("--pool-size", "DB connections per app node, 1..1000 (HikariCP maximumPoolSize, default 10)", "pool", db_pool_size, 1, 1000),
       OVERSIM_SPAN_SETTING("--pool-timeout", "How long a purchase waits for a DB connection before it is busy, 1ms..1h (HikariCP connectionTimeout)",

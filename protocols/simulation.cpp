@@ -1,6 +1,7 @@
 #include "protocols/simulation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -13,7 +14,14 @@
 
 namespace oversim::protocols {
 
-const char* to_string(Arrival a) { return a == Arrival::burst ? "burst" : "poisson"; }
+const char* to_string(Arrival a) {
+  switch (a) {
+    case Arrival::burst: return "burst";
+    case Arrival::poisson: return "poisson";
+    case Arrival::ramp: return "ramp";
+  }
+  return "?";
+}
 
 const char* to_string(RedisPersistence p) {
   switch (p) {
@@ -148,8 +156,9 @@ db::OrderRow BuyContext::order_row(const std::string& order_id) const {
 }
 
 void BuyContext::remote_call() {
-  note("remote-call", {{"for", sim::format_duration(workload().remote_call)}});
-  sim::sleep_for(workload().remote_call);
+  const Duration d = draw(world(), remote_call_distribution(workload()));
+  note("remote-call", {{"for", sim::format_duration(d)}});
+  sim::sleep_for(d);
 }
 
 size_t BuyContext::lock_acquired(const std::string& key, const std::string& token, Duration ttl) {
@@ -356,7 +365,7 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
   const Workload& w = scenario_.workload;
   const size_t preferred_app = static_cast<size_t>(index) % apps_.size();
   const std::string user = fmt::format("u{}", index + 1);
-  const std::string& sku = skus_[static_cast<size_t>(index % w.skus)];
+  const std::string& sku = skus_[static_cast<size_t>(sku_of_[static_cast<size_t>(index)])];
   const std::string request = fmt::format("r{}", index + 1);
   struct Running {
     Simulation& s;
@@ -374,7 +383,6 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
     sim::Event answered;
     bool listening = true;  // the buyer's request is still open
   };
-  auto gateway = std::make_shared<Gateway>();
   const std::string name = fmt::format("buyer-{}{}", index + 1, second_click ? "-click2" : "");
   // For the explorer's reduction: a buyer's gateway and its attempts share memory (a group of
   // their own), and the gateway spawns onto its app node, or onto another when that one is
@@ -385,41 +393,83 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
     for (const sim::Node* a : apps_) app_nodes |= sim::Footprint::node(a->id()).nodes;
   }
   world_->spawn_in_group(nullptr, name, [=, this, running = std::make_shared<Running>(*this)] {
-    struct StopsListening {
-      Gateway& g;
-      ~StopsListening() { g.listening = false; }
-    } stops{*gateway};
     sim::sleep_until(arrival);
-    const int first_attempt = second_click ? 101 : 1;  // a second click is its own attempt series
-    for (int attempt = first_attempt; attempt <= first_attempt + w.max_retries; ++attempt) {
-      if (attempt > first_attempt) history_.count("retry.gateway");
-      gateway->answered.reset();
-      size_t app_index = preferred_app;
-      for (size_t k = 0; k < apps_.size() && !apps_[app_index]->up(); ++k) app_index = (app_index + 1) % apps_.size();
-      if (!apps_[app_index]->up()) {
-        history_.count("gateway.no-app");
-        ++history_.results[BuyResult::failed];
+    // One click: the gateway's attempt series for it, and the answer the buyer heard (nothing
+    // when every attempt ended unknown or outlasted the gateway).
+    auto click = [&](int first_attempt) -> std::optional<BuyResult> {
+      auto gateway = std::make_shared<Gateway>();
+      struct StopsListening {
+        Gateway& g;
+        ~StopsListening() { g.listening = false; }
+      } stops{*gateway};
+      for (int attempt = first_attempt; attempt <= first_attempt + w.max_retries; ++attempt) {
+        if (attempt > first_attempt) history_.count("retry.gateway");
+        gateway->answered.reset();
+        size_t app_index = preferred_app;
+        for (size_t k = 0; k < apps_.size() && !apps_[app_index]->up(); ++k) app_index = (app_index + 1) % apps_.size();
+        if (!apps_[app_index]->up()) {
+          history_.count("gateway.no-app");
+          ++history_.results[BuyResult::failed];
+          return BuyResult::failed;
+        }
+        sim::Node& app = *apps_[app_index];
+        db::DbPool& pool = *pools_[app_index];
+        world_->spawn_in_group(&app, fmt::format("{}#{}", name, attempt), [=, this, &app, &pool, attempt_running = std::make_shared<Running>(*this)] {
+          // An attempt whose node dies with it ends without a result: counted here, so the
+          // attempts line adds up.
+          struct Ends {
+            History& h;
+            bool ended = false;
+            ~Ends() {
+              if (!ended) h.count("attempt.died-with-node");
+            }
+          } ends{history_};
+          BuyContext ctx(*this, app, pool, user, sku, request, attempt, arrival);
+          const BuyResult r = design_.buy(ctx);
+          ends.ended = true;
+          ++history_.results[r];
+          // The answer travels back through the gateway; the buyer hears only the first
+          // definite one, and only while the request is still open.
+          const bool heard = r != BuyResult::unknown && !gateway->answer && gateway->listening;
+          if (heard) gateway->answer = r;
+          if (r == BuyResult::sold) {
+            if (heard) ctx.acknowledge();
+            else ctx.unheard();
+          }
+          gateway->answered.set();
+        }, group);
+        const bool in_time = gateway->answered.wait_until(world_->now() + w.gateway_timeout, "gateway waits for the attempt");
+        if (gateway->answer) return gateway->answer;
+        if (in_time && w.max_retries == 0) return std::nullopt;
+      }
+      return std::nullopt;
+    };
+    // A double click is one more request, sent once; the buyer is the first series, who clicks
+    // again after busy, an error or no answer, with a backoff, until the patience runs out.
+    const Instant gives_up = arrival + w.patience;
+    for (int n = 0;; ++n) {
+      const std::optional<BuyResult> heard = click((second_click ? 101 : 1) + 1000 * n);
+      if (second_click) return;
+      if (heard == BuyResult::sold || heard == BuyResult::sold_out) {
+        history_.count(heard == BuyResult::sold ? "buyer.bought" : "buyer.told-sold-out");
         return;
       }
-      sim::Node& app = *apps_[app_index];
-      db::DbPool& pool = *pools_[app_index];
-      world_->spawn_in_group(&app, fmt::format("{}#{}", name, attempt), [=, this, &app, &pool, attempt_running = std::make_shared<Running>(*this)] {
-        BuyContext ctx(*this, app, pool, user, sku, request, attempt, arrival);
-        const BuyResult r = design_.buy(ctx);
-        ++history_.results[r];
-        // The answer travels back through the gateway; the buyer hears only the first
-        // definite one, and only while the request is still open.
-        const bool heard = r != BuyResult::unknown && !gateway->answer && gateway->listening;
-        if (heard) gateway->answer = r;
-        if (r == BuyResult::sold) {
-          if (heard) ctx.acknowledge();
-          else ctx.unheard();
-        }
-        gateway->answered.set();
-      }, group);
-      const bool in_time = gateway->answered.wait_until(world_->now() + w.gateway_timeout, "gateway waits for the attempt");
-      if (gateway->answer) return;
-      if (in_time && w.max_retries == 0) return;
+      // Told nothing (every attempt outlasted the gateway or ended unknown): the buyer does not
+      // know whether it bought, and stops (a click after silence is --double-click's story).
+      if (!heard || w.patience == Duration::zero()) {
+        history_.count(heard ? "buyer.turned-away" : "buyer.no-answer");
+        return;
+      }
+      // Full jitter around an exponential backoff, capped at 8 backoffs.
+      const Duration base = std::min(w.backoff * 8, w.backoff * (int64_t{1} << std::min(n, 3)));
+      const int64_t half = base.count_ns() / 2;
+      const Duration wait = Duration::ns(half + world_->random_between(0, std::max<int64_t>(0, 2 * half - 1)));
+      if (world_->now() + wait >= gives_up) {
+        history_.count("buyer.turned-away");
+        return;
+      }
+      history_.count("buyer.click-again");
+      sim::sleep_for(wait);
     }
   }, group, app_nodes);
 }
@@ -449,10 +499,36 @@ sim::RunOutcome Simulation::run() {
   const Workload& w = scenario_.workload;
   // Arrivals and double clicks are drawn before the run starts, from the run's own choices.
   Instant t = Instant::zero();
+  std::vector<uint64_t> zipf;  // cumulative weights of sku1..skuN, scaled to 2^32
+  if (w.sku_skew_centi > 0 && w.skus > 1) {
+    const double s = static_cast<double>(w.sku_skew_centi) / 100;
+    std::vector<double> weight;
+    double total = 0;
+    for (int k = 1; k <= w.skus; ++k) {
+      weight.push_back(exact_exp(-s * exact_log(static_cast<double>(k))));
+      total += weight.back();
+    }
+    double running = 0;
+    for (double x : weight) {
+      running += x;
+      zipf.push_back(static_cast<uint64_t>(running / total * 4294967296.0));
+    }
+    zipf.back() = uint64_t{1} << 32;
+  }
   for (int b = 0; b < w.buyers; ++b) {
+    if (!zipf.empty()) {
+      const uint64_t u = world_->random(uint64_t{1} << 32);
+      sku_of_.push_back(static_cast<int>(std::upper_bound(zipf.begin(), zipf.end(), u) - zipf.begin()));
+    } else {
+      sku_of_.push_back(b % w.skus);
+    }
     Instant arrival;
     if (w.arrival == Arrival::burst) {
       arrival = Instant::zero() + Duration::ns(world_->random_between(0, std::max<int64_t>(0, w.burst_window.count_ns() - 1)));
+    } else if (w.arrival == Arrival::ramp) {
+      // Density rising linearly to the window's end: t = window * sqrt(u) (sqrt is exact in IEEE 754).
+      const double u = (static_cast<double>(world_->random(1u << 20)) + 0.5) / static_cast<double>(1u << 20);
+      arrival = Instant::zero() + Duration::ns(static_cast<int64_t>(static_cast<double>(w.burst_window.count_ns()) * std::sqrt(u)));
     } else {
       t += exponential_gap(*world_, w.poisson_mean);
       arrival = t;

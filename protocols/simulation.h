@@ -7,6 +7,7 @@
 // "redlock": redlock-1..redlock-N), then db.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 #include <memory>
@@ -216,6 +217,8 @@ class Simulation {
     throw std::logic_error(fmt::format("design '{}' uses a service it does not declare in Design::services", design_.name));
   }
   const std::vector<std::string>& skus() const { return skus_; }
+  // Buyers who want skus()[i] (known once run() has drawn them).
+  int64_t demand(size_t i) const { return static_cast<int64_t>(std::count(sku_of_.begin(), sku_of_.end(), static_cast<int>(i))); }
   int64_t initial_stock(const std::string& sku) const;
   uint64_t next_token() { return ++tokens_; }
 
@@ -243,6 +246,7 @@ class Simulation {
   std::vector<sim::Node*> apps_;
   std::vector<std::unique_ptr<db::DbPool>> pools_;
   std::vector<std::string> skus_;
+  std::vector<int> sku_of_;  // buyer index -> index into skus_ (drawn in run())
   History history_;
   int buyers_running_ = 0;
   sim::Event buyers_done_;

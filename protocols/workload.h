@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "protocols/latency.h"
 #include "sim/prng.h"
 #include "sim/time.h"
 
@@ -16,7 +17,10 @@ using sim::Duration;
 using sim::Instant;
 using sim::Ratio;
 
-enum class Arrival : uint8_t { burst, poisson };
+// burst: uniform over the burst window; poisson: exponential gaps; ramp: over the burst window
+// with a density rising linearly from nothing to its peak at the window's end (a sale's
+// opening minute, as the announcement spreads).
+enum class Arrival : uint8_t { burst, poisson, ramp };
 const char* to_string(Arrival a);
 
 // What a Redis server (the primary and replica, every RedLock master) keeps across a crash:
@@ -36,7 +40,8 @@ inline constexpr int kMaxRedisReplicas = 4;
 
 struct Workload {
   int buyers = 20;             // distinct users, one purchase attempt each (plus clicks/retries)
-  int skus = 1;                // buyer b wants sku (b mod skus) + 1
+  int skus = 1;                // buyer b wants sku (b mod skus) + 1, or a Zipf draw with sku_skew
+  int sku_skew_centi = 0;      // Zipf exponent x 100: sku k is wanted in proportion to 1/k^s (0: round robin)
   int64_t stock = 5;           // initial available units per sku
   std::string activity = "flash-1";
   int app_nodes = 2;           // buyers are spread round-robin over app-1..app-N
@@ -47,7 +52,15 @@ struct Workload {
   int max_retries = 0;                       // gateway retries (same request id)
   Duration gateway_timeout = Duration::ms(300);  // the gateway retries when an attempt takes longer
                                                  // (the first attempt keeps running) or ends unknown
-  Duration remote_call = Duration::ms(20);   // the slow call inside the critical section
+  // A buyer who hears busy, an error, or nothing clicks again after a backoff (jittered, doubling,
+  // at most 8x), until `patience` after arrival; 0: one click. Told sold or sold out, it stops.
+  Duration patience = Duration::s(30);
+  Duration backoff = Duration::ms(500);
+  Duration remote_call = Duration::ms(20);   // the slow call inside the critical section (its p50, or low end)
+  // --remote-call 10ms..30ms (uniform) or p50=200ms,p99=800ms (log-normal): then the high end or
+  // the p99 (remote_call_distribution() puts the three together).
+  Spread remote_call_spread = Spread::constant;
+  Duration remote_call_high = Duration::ms(20);
   Duration lock_ttl = Duration::ms(500);     // SET NX PX ttl
   Duration lock_wait = Duration::s(2);       // tryLock: give up after this long
   Duration lock_retry = Duration::ms(10);    // tryLock: poll interval (--lock-retry)
@@ -80,6 +93,10 @@ struct Workload {
 
   friend bool operator==(const Workload&, const Workload&) = default;
 };
+
+inline Distribution remote_call_distribution(const Workload& w) {
+  return Distribution{w.remote_call_spread, w.remote_call, w.remote_call_spread == Spread::constant ? w.remote_call : w.remote_call_high};
+}
 
 // "200us" (constant), "100us..400us" (uniform), with " with a 1/100 tail to 5ms" when the tail
 // is on; `--latency` takes the first two forms (and turns the tail off).

@@ -14,6 +14,7 @@
 # The golden-fingerprint and determinism tests run in every build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+./scripts/reset-stale-cache.sh build build-clang build-asan
 cmake --workflow --preset release
 cmake --workflow --preset clang
 ./scripts/cross-compiler-check.sh build/oversim build-clang/oversim 1..150

@@ -233,7 +233,8 @@ expect 2 "--isolation: serializable is not modeled" run --variant read_modify_wr
 expect 2 "--pool-size: 0 is out of range (1..1000)" check --variant db_for_update --pool-size 0
 expect 2 "--check-constraint: 'maybe' is not on or off" run --variant db_decrement_checked --check-constraint maybe
 expect 2 "--check-constraint on: design 'db_decrement_mysql57' requires --check-constraint off" run --variant db_decrement_mysql57 --check-constraint on
-expect_violated 0 "progress" check --variant read_modify_write --isolation repeatable-read --seeds 5 --faults none --properties no_oversell
+expect_violated 0 "" check --variant read_modify_write --isolation repeatable-read --seeds 5 --faults none --properties no_oversell
+expect_violated 0 "progress" check --variant read_modify_write --isolation repeatable-read --patience 0 --seeds 5 --faults none --properties no_oversell
 if ! "$oversim" check --variant read_modify_write --pool-size 2 --pool-timeout 200ms --seeds 2 --faults none --no-shrink 2>/dev/null | grep "^reproduce:" | grep -q -- '--pool-size 2 --pool-timeout 200ms'; then
   echo "FAIL: the inspect/reproduce line lacks --pool-size 2 --pool-timeout 200ms"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 # lint: the article's checklist. A 500ms lease under an 800ms call fails (exit 1); the article's

@@ -74,14 +74,16 @@ TEST(SettingStories, ACheckConstraintThatIsNotEnforcedLetsTheStockGoNegative) {
   EXPECT_NE(problem->find("--check-constraint on: design 'db_decrement_mysql57' requires --check-constraint off"), std::string::npos) << *problem;
 }
 
-// oversim run --variant db_for_update --buyers 20 --stock 20 --apps 1 --remote-call 50ms --pool-size 2 --pool-timeout 200ms
+// oversim run --variant db_for_update --buyers 20 --stock 20 --apps 1 --remote-call 50ms --patience 0 --pool-size 2 --pool-timeout 200ms
 // SELECT ... FOR UPDATE holds a connection through the remote call. With two connections and a
 // 200ms connection timeout most of the 20 buyers on the node never get one: "busy", and stock is
-// left although every buyer wanted a unit. With the default ten connections and two seconds, the
-// same sale sells out.
+// left although every buyer wanted a unit (each clicks once here; buyers who click again, the
+// default, come back for it). With the default ten connections and two seconds, the same sale
+// sells out.
 TEST(SettingStories, ASmallPoolTurnsBuyersAwayWhileTheRowLockIsHeld) {
   Scenario s = sale("db_for_update", 20, 20);
   s.workload.app_nodes = 1;
+  s.workload.patience = 0_s;
   s.workload.remote_call = 50_ms;
   const RunResult roomy = properties::run_checked(s);
   EXPECT_EQ(roomy.orders, 20);
@@ -94,12 +96,13 @@ TEST(SettingStories, ASmallPoolTurnsBuyersAwayWhileTheRowLockIsHeld) {
   EXPECT_TRUE(small.result("progress").violated);
 }
 
-// oversim run --variant db_optimistic_version --buyers 10 --stock 10 --apps 1 [--optimistic-retries 0]
+// oversim run --variant db_optimistic_version --buyers 10 --stock 10 --apps 1 --patience 0 [--optimistic-retries 0]
 // Ten buyers read version 0; one compare-and-set wins each round. Without a retry the other nine
-// give up ("busy") with stock left; with enough retries every buyer gets a unit.
+// give up ("busy") with stock left; with enough retries every buyer gets a unit in one click.
 TEST(SettingStories, OptimisticRetriesDecideWhetherTheLosersOfAVersionRaceBuy) {
   Scenario s = sale("db_optimistic_version", 10, 10);
   s.workload.app_nodes = 1;
+  s.workload.patience = 0_s;
   s.workload.optimistic_retries = 0;
   const RunResult none = properties::run_checked(s);
   EXPECT_LT(none.orders, 10);
@@ -133,6 +136,24 @@ TEST(SettingStories, MinReplicasStopsTheLockWhenTheReplicaIsGone) {
 }
 
 // Every setting reads back what it was given, and the reproduce line carries it.
+// oversim run --variant db_for_update --buyers 20 --stock 20 --apps 1 --remote-call 50ms --gateway-timeout 5s --pool-size 2 --pool-timeout 200ms
+// The small pool again, with buyers who click again after "busy" (the default --patience 30s):
+// they come back with a backoff and buy every unit.
+TEST(SettingStories, BuyersWhoClickAgainBuyWhatASmallPoolTurnedAway) {
+  Scenario s = sale("db_for_update", 20, 20);
+  s.workload.app_nodes = 1;
+  s.workload.remote_call = 50_ms;
+  s.workload.db_pool_size = 2;
+  s.workload.db_pool_timeout = 200_ms;
+  s.workload.gateway_timeout = 5_s;
+  const RunResult r = properties::run_checked(s);
+  EXPECT_EQ(r.orders, 20);
+  EXPECT_GT(results(r, BuyResult::busy), 0);
+  EXPECT_GT(r.counters.at("buyer.click-again"), 0);
+  EXPECT_EQ(r.counters.at("buyer.bought"), 20);
+  EXPECT_FALSE(r.result("progress").violated);
+}
+
 TEST(SettingStories, EverySettingRoundTripsThroughItsFlag) {
   for (const protocols::Setting& setting : protocols::settings()) {
     protocols::Workload w;

@@ -4,9 +4,12 @@
 // `UPDATE ... SET available = available - 1, version = version + 1 WHERE sku_id = ? AND
 // available >= 1 AND version = v`; 0 rows means someone else won: retry up to
 // optimistic_retries times, then give up.
-// Expected verdict: HOLDS no_oversell under every profile. VIOLATES progress under contention:
-// a burst of buyers keeps bumping the version, losers run out of retries while stock remains
-// (undersell) — the liveness cost the article's checklist warns about. VIOLATES
+// Expected verdict: HOLDS no_oversell under every profile. Under contention a burst of buyers
+// keeps bumping the version and the losers run out of retries ("busy"); buyers who click again
+// (--patience) buy the rest without faults, but under faults that slow the sale (gc-pause,
+// slow-rpc, lost-replies, retries, chaos) some are left without an answer while stock remains:
+// VIOLATES progress there (undersell), the liveness cost the article's checklist warns about
+// (with --patience 0 it is violated without faults too). VIOLATES
 // no_duplicate_order under retries and chaos: a gateway retry after a lost COMMIT reply buys
 // again (no idempotency).
 #include "protocols/steps.h"
@@ -39,6 +42,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design db_optimistic_version_design;
 const Design db_optimistic_version_design{
     "db_optimistic_version", "optimistic: read version, UPDATE ... WHERE version = v AND available >= 1, bounded retries",
-    "holds no_oversell everywhere; violates progress under contention (undersell) and no_duplicate_order under retries and chaos", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::versioned}};  // the database alone
+    "holds no_oversell everywhere; violates progress under faults that slow the sale (undersell) and no_duplicate_order under retries and chaos", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::versioned}};  // the database alone
 
 }  // namespace oversim::protocols
