@@ -59,7 +59,7 @@ const Duration kHour = Duration::s(3600);
 const std::vector<Setting>& settings() {
   static const std::vector<Setting> rows = {
       // Buyers.
-      OVERSIM_SPAN_SETTING("--patience", "A buyer told busy, an error or nothing clicks again until this long after arriving; 0: one click (0..1h)",
+      OVERSIM_SPAN_SETTING("--patience", "A buyer told busy or an error clicks again (a new request) until this long after arriving; 0: one click (0..1h)",
                            "patience", patience, Duration::zero(), kHour),
       OVERSIM_SPAN_SETTING("--backoff", "A buyer waits about this long before clicking again (jittered, doubling, at most 8x), 1ms..1h", "backoff",
                            backoff, Duration::ms(1), kHour),

@@ -396,7 +396,7 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
     sim::sleep_until(arrival);
     // One click: the gateway's attempt series for it, and the answer the buyer heard (nothing
     // when every attempt ended unknown or outlasted the gateway).
-    auto click = [&](int first_attempt) -> std::optional<BuyResult> {
+    auto click = [&](int first_attempt, const std::string& req) -> std::optional<BuyResult> {
       auto gateway = std::make_shared<Gateway>();
       struct StopsListening {
         Gateway& g;
@@ -414,7 +414,8 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
         }
         sim::Node& app = *apps_[app_index];
         db::DbPool& pool = *pools_[app_index];
-        world_->spawn_in_group(&app, fmt::format("{}#{}", name, attempt), [=, this, &app, &pool, attempt_running = std::make_shared<Running>(*this)] {
+        world_->spawn_in_group(&app, fmt::format("{}{}#{}", name, req == request ? "" : req.substr(request.size()), attempt),
+                               [=, this, &app, &pool, attempt_running = std::make_shared<Running>(*this)] {
           // An attempt whose node dies with it ends without a result: counted here, so the
           // attempts line adds up.
           struct Ends {
@@ -424,7 +425,7 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
               if (!ended) h.count("attempt.died-with-node");
             }
           } ends{history_};
-          BuyContext ctx(*this, app, pool, user, sku, request, attempt, arrival);
+          BuyContext ctx(*this, app, pool, user, sku, req, attempt, arrival);
           const BuyResult r = design_.buy(ctx);
           ends.ended = true;
           ++history_.results[r];
@@ -444,11 +445,15 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
       }
       return std::nullopt;
     };
-    // A double click is one more request, sent once; the buyer is the first series, who clicks
-    // again after busy, an error or no answer, with a backoff, until the patience runs out.
+    // A double click is one more copy of the same request, sent once; the buyer is the first
+    // series, who clicks again after busy or an error, with a backoff, until the patience runs
+    // out. A click after an answer is a new request ("r3-c2", its own request id, as a page
+    // makes a new one for a new click); the same user, so UNIQUE (user, sku, activity) still
+    // applies.
     const Instant gives_up = arrival + w.patience;
     for (int n = 0;; ++n) {
-      const std::optional<BuyResult> heard = click((second_click ? 101 : 1) + 1000 * n);
+      const std::string req = n == 0 ? request : fmt::format("{}-c{}", request, n + 1);
+      const std::optional<BuyResult> heard = click(second_click ? 101 : 1, req);
       if (second_click) return;
       if (heard == BuyResult::sold || heard == BuyResult::sold_out) {
         history_.count(heard == BuyResult::sold ? "buyer.bought" : "buyer.told-sold-out");

@@ -52,8 +52,9 @@ struct Workload {
   int max_retries = 0;                       // gateway retries (same request id)
   Duration gateway_timeout = Duration::ms(300);  // the gateway retries when an attempt takes longer
                                                  // (the first attempt keeps running) or ends unknown
-  // A buyer who hears busy, an error, or nothing clicks again after a backoff (jittered, doubling,
-  // at most 8x), until `patience` after arrival; 0: one click. Told sold or sold out, it stops.
+  // A buyer told busy or an error clicks again (a new request) after a backoff (jittered, doubling,
+  // at most 8x), until `patience` after arrival; 0: one click. Told sold or sold out, or nothing
+  // at all (it cannot know whether it bought), it stops.
   Duration patience = Duration::s(30);
   Duration backoff = Duration::ms(500);
   Duration remote_call = Duration::ms(20);   // the slow call inside the critical section (its p50, or low end)
