@@ -87,7 +87,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   run_cmd_->add_option("--variant", run_.variant, "Design to run (see `oversim list variants`)")->required();
   run_cmd_->add_option("--faults", run_.faults, "A fault profile name, 'none', or a fault plan, e.g. 'at 10ms pause app-1 for 2s'")->capture_default_str();
   run_cmd_->add_option("--seed", run_.seed, "Simulation seed (0..18446744073709551615)")->capture_default_str();
-  run_cmd_->add_option("--trace", run_.trace, "Trace output: cut (the events that matter, at most 60 lines), text (every event), json or none")->capture_default_str();
+  run_cmd_->add_option("--trace", run_.trace, "Trace output: cut (the events that matter, at most 200 lines; the default), text (every event), json or none")->capture_default_str();
   run_cmd_->add_option("--properties", run_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
   run_cmd_->add_option("--horizon", run_.horizon, "Virtual-time limit of the run (1s..720h)")->capture_default_str();
   run_cmd_->add_flag("--check-determinism", run_.check_determinism, "Run twice and compare trace hashes instead");

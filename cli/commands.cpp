@@ -308,8 +308,8 @@ int run_command(const RunFlags& f) {
   if (f.trace == "text") fmt::print("\n{}", sim::render_text(r.events));
   if (f.trace == "cut") {
     // The events that matter (faults, lock beliefs, stock writes, orders, acks, and every
-    // violation's step), at most 60 lines; the whole trace is one flag away.
-    const std::vector<sim::TraceEvent> cut = properties::cut_trace(r.events, 60, properties::violation_steps(r));
+    // violation's step), at most 200 lines; the whole trace is one flag away.
+    const std::vector<sim::TraceEvent> cut = properties::cut_trace(r.events, 200, properties::violation_steps(r));
     fmt::print("\n{}({} of {} events: the faults, locks, stock writes, orders and violations; --trace text shows all)\n", sim::render_text(cut), cut.size(),
                r.events.size());
   }
