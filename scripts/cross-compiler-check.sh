@@ -4,6 +4,7 @@
 # run (design, profile, seed, run hash, violated properties, fault plan). Any difference fails
 # and is printed.
 #   scripts/cross-compiler-check.sh build/oversim build-clang/oversim [seeds, default 1..150]
+# then the same for 20 seeds of runs that draw a log-normal call, Zipf SKUs and ramp arrivals.
 set -euo pipefail
 a="$1"
 b="$2"
@@ -21,3 +22,14 @@ if ! diff "$tmp/a.tsv" "$tmp/b.tsv" > "$tmp/diff"; then
   exit 1
 fi
 echo "cross-compiler check: all $runs runs identical"
+# The draws that use floating point (a log-normal call, Zipf SKUs, a ramp of arrivals), on every
+# design under the profiles that touch every design: they must draw the same on both builds.
+drawn=(--remote-call p50=20ms,p99=80ms --sku-skew 1.2 --skus 3 --stock 3 --arrival ramp --burst-window 50ms)
+"$a" hash --variants all --faults none,gc-pause,app-crash,chaos --seeds 1..20 --jobs 2 "${drawn[@]}" > "$tmp/a2.tsv"
+"$b" hash --variants all --faults none,gc-pause,app-crash,chaos --seeds 1..20 --jobs 2 "${drawn[@]}" > "$tmp/b2.tsv"
+if ! diff "$tmp/a2.tsv" "$tmp/b2.tsv" > "$tmp/diff2"; then
+  echo "cross-compiler check: runs with drawn latencies, SKUs and arrivals differ between the two builds (first 20):"
+  head -40 "$tmp/diff2"
+  exit 1
+fi
+echo "cross-compiler check: all $(wc -l < "$tmp/a2.tsv") runs with a log-normal call, Zipf SKUs and ramp arrivals identical"
