@@ -98,6 +98,8 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   check_cmd_->add_option("--variant", check_.variant, "Design to check")->required();
   check_cmd_->add_option("--faults", check_.faults, "A fault profile name (a plan per seed), 'none', or a fault plan")->capture_default_str();
   check_cmd_->add_option("--properties", check_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
+  check_cmd_->add_option("--require", check_.require,
+                         "Sometimes properties that must be reached in at least one run, comma separated (a sweep that never reaches them fails: it tested nothing)");
   check_cmd_->add_flag("--no-shrink", check_.no_shrink, "Report the failing seed as found, without shrinking it");
   check_cmd_->add_flag("--stop-at-first", check_.stop_at_first, "Stop at the first seed that violates an asserted property; report executions and wall time");
   check_cmd_->add_option("--json", check_.json, "Also write the result as JSON to this file (the verdict's kind, counts, the counterexample)");

@@ -322,8 +322,25 @@ int run_command(const RunFlags& f) {
   return r.violates(asserted) ? 1 : 0;
 }
 
+// --require: sometimes properties, by name.
+std::vector<std::string> require_flag(const std::string& text) {
+  if (text.empty()) return {};
+  std::vector<std::string> all;
+  for (const auto& p : properties::catalogue()) {
+    if (p.kind == properties::Kind::sometimes) all.push_back(p.name);
+  }
+  std::vector<std::string> names = list_flag("--require", text, all);
+  for (const std::string& n : names) {
+    const properties::Property* p = properties::find_property(n);
+    if (p == nullptr) throw UsageError(fmt::format("--require: unknown property '{}' (see oversim list properties)", n));
+    if (p->kind != properties::Kind::sometimes) throw UsageError(fmt::format("--require: '{}' is asserted with --properties; --require takes 'sometimes' properties", n));
+  }
+  return names;
+}
+
 int check_command(const CheckFlags& f) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
+  const std::vector<std::string> required = require_flag(f.require);
   check_json_path(f.json);
   const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given);
   const unsigned jobs = jobs_flag(f.sweep.jobs);
@@ -376,9 +393,25 @@ int check_command(const CheckFlags& f) {
                          const properties::PropertyCount& c = sw.counts[p.name];
                          return p.kind == properties::Kind::sometimes ? nlohmann::json{{"reached", c.reached}} : nlohmann::json{{"violated", c.violated}};
                        })}};
+  std::vector<std::string> unreached;
+  for (const std::string& name : required) {
+    if (sw.counts[name].reached == 0) unreached.push_back(name);
+  }
+  j["required"] = required;
+  j["unreached"] = unreached;
+  if (!sw.first_failure && !unreached.empty()) {
+    fmt::print("verdict: VACUOUS: {} never reached in {} runs (required with --require): the runs never got where the properties matter, so "
+               "their holding says nothing\n",
+               join(unreached, ", "), sw.runs);
+    j["verdict"]["holds"] = false;
+    j["verdict"]["vacuous"] = true;
+    write_json(f.json, j);
+    return 1;
+  }
+  if (!unreached.empty()) fmt::print("required but never reached: {}\n", join(unreached, ", "));
   if (!sw.first_failure) {
-    fmt::print("verdict: every asserted property held in all {} runs: {} random executions with the {} strategy, not a proof for every execution\n",
-               sw.runs, sw.runs, strategy);
+    fmt::print("verdict: every asserted property held in all {} runs: {} random executions with the {} strategy, not a proof for every execution{}\n",
+               sw.runs, sw.runs, strategy, required.empty() ? "" : fmt::format("; {} reached", join(required, ", ")));
     write_json(f.json, j);
     return 0;
   }
@@ -473,7 +506,8 @@ int compare_command(const CompareFlags& f) {
   for (const FaultsChoice& fc : faults) {
     if (fc.profile.empty()) fmt::print("plan: {}\n", fc.plan.to_string());
   }
-  fmt::print("cells: runs that violated each property (out of {}); '.' = none. sold: the stock buyers were told they bought; orders/s and p99 are over all runs of the cell;\n"
+  fmt::print("cells: runs that violated each property (out of {}); '.' = none. expired, contend: runs in which a lease expired while held, buyers waited for the\n"
+             "lock (coverage). sold: the stock buyers were told they bought; orders/s and p99 are over all runs of the cell;\n"
              "msgs/buy: requests to the lock service per purchase attempt; wake/rel: times a waiter woke to look again (a poll, a\n"
              "watch, a retry round) per lock release.\n\n",
              seeds.count);
@@ -481,6 +515,11 @@ int compare_command(const CompareFlags& f) {
   const std::vector<std::string> short_names = {"oversell", "duplicate", "lost", "ledger", "mutex", "progress"};
   fmt::print("{:<30} {:<13}", "variant", "faults");
   for (const auto& c : short_names) fmt::print(" {:>9}", c);
+  // Coverage next to the violations: in how many runs a lease expired while its holder still
+  // believed in it, and buyers had to wait for the lock (a '.' there means the cell's faults
+  // never reached what they are about).
+  const std::vector<std::string> coverage = {"lease_expired_while_held", "lock_contended"};
+  fmt::print(" {:>8} {:>8}", "expired", "contend");
   fmt::print(" {:>6} {:>9} {:>9} {:>8} {:>8}\n", "sold", "orders/s", "p99", "msgs/buy", "wake/rel");
   bool internal_error = false;
   for (const std::string& v : variants) {
@@ -512,6 +551,10 @@ int compare_command(const CompareFlags& f) {
         fmt::print(" {:>9}", n == 0 ? std::string(".") : std::to_string(n));
       }
       const double seconds = static_cast<double>(sw.sale_us) / 1e6;
+      for (const auto& c : coverage) {
+        const int64_t n = sw.counts[c].reached;
+        fmt::print(" {:>8}", n == 0 ? std::string(".") : std::to_string(n));
+      }
       // The share of the stock buyers were told they bought, over the cell's runs.
       const double units = static_cast<double>(sw.runs) * static_cast<double>(opt.base.workload.stock) * opt.base.workload.skus;
       fmt::print(" {:>5.0f}%", units > 0 ? 100.0 * static_cast<double>(sw.acks) / units : 0.0);

@@ -47,6 +47,7 @@ struct CheckFlags {
   std::string properties;
   bool no_shrink = false;
   bool stop_at_first = false;
+  std::string require;  // sometimes properties that must be reached in some run ("" : none)
   std::string json;  // a file for the machine-readable result ("" : none)
   SweepFlags sweep;
 };

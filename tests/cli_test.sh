@@ -249,5 +249,10 @@ expect 2 "unknown variant 'nope'" lint --variant nope
 if ! "$oversim" check --variant redis_lock_conditional --remote-call 800ms --gateway-timeout 5s --seeds 1 2>&1 >/dev/null | grep -q '^oversim: lint lease FAIL'; then
   echo "FAIL: check did not print the lint warning for the short lease"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
+# --require: a sweep that never reaches a required 'sometimes' property fails as vacuous.
+expect 1 - check --variant redis_lock_conditional --faults none --seeds 3 --require lease_expired_while_held
+expect 0 - check --variant redis_lock_conditional --faults gc-pause --seeds 3 --require lease_expired_while_held,lock_contended
+expect 2 "--require: 'no_oversell' is asserted with --properties" check --variant redis_lock_conditional --require no_oversell
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
