@@ -182,6 +182,12 @@ std::string describe_workload(const protocols::Workload& w) {
          (protocols::describe_settings(w).empty() ? "" : ", " + protocols::describe_settings(w));
 }
 
+// The workload a sale of `s` runs: with the settings its design requires (Design::requirements).
+protocols::Workload sale_workload(const Scenario& s) {
+  const protocols::Design& d = design_flag(s.design);
+  return protocols::apply_requirements(s.workload, d.requirements, {}, d.name).workload;
+}
+
 void print_verdicts(const RunResult& r, const std::vector<std::string>& asserted) {
   fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "verdict");
   for (const properties::PropertyResult& pr : r.properties) {
@@ -285,7 +291,7 @@ int run_command(const RunFlags& f) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
   Scenario s = run_scenario(f);
   print_notes(s);
-  warn_lint(design_flag(s.design), s.workload);
+  warn_lint(design_flag(s.design), to_workload(f.workload));  // the sale as typed, not as a profile widened it
   effective_strategy(s, faults_flag(f.faults), f.strategy_typed);
   if (!s.unplaced.empty()) fmt::print(stderr, "oversim: {}: {}\n", f.faults, s.unplaced);
   if (f.check_determinism) {
@@ -304,7 +310,7 @@ int run_command(const RunFlags& f) {
     return r.violates(asserted) ? 1 : 0;
   }
   fmt::print("oversim run: variant {}, seed {}, faults: {}\nworkload: {}\n", s.design, s.seed, s.faults.empty() ? "none" : s.faults.to_string(),
-             describe_workload(s.workload));
+             describe_workload(sale_workload(s)));
   if (f.trace == "text") fmt::print("\n{}", sim::render_text(r.events));
   if (f.trace == "cut") {
     // The events that matter (faults, lock beliefs, stock writes, orders, acks, and every
@@ -350,7 +356,7 @@ int check_command(const CheckFlags& f) {
   const Scenario first = scenario_of(f.variant, faults, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
   refuse_inapplicable(faults, first);
   print_notes(first);
-  warn_lint(design_flag(first.design), first.workload);
+  warn_lint(design_flag(first.design), to_workload(f.sweep.workload));  // the sale as typed, not as a profile widened it
   opt.base = sweep_base(first, faults, f.sweep.workload);
   opt.profile = faults.profile;
   opt.first_seed = seeds.first;
@@ -361,7 +367,7 @@ int check_command(const CheckFlags& f) {
   const std::string strategy = effective_strategy(first, faults, f.sweep.strategy_typed);
   fmt::print("oversim check: variant {}, faults {}, strategy {}, seeds {}..{}{}, {} jobs\nworkload: {}\nasserting: {}\n\n", f.variant,
              faults.profile.empty() ? fmt::format("'{}'", faults.plan.to_string()) : fmt::format("{} (a plan per seed)", faults.profile), strategy,
-             seeds.first, seeds.last(), f.stop_at_first ? " (stop at the first violation)" : "", jobs, describe_workload(first.workload), join(asserted));
+             seeds.first, seeds.last(), f.stop_at_first ? " (stop at the first violation)" : "", jobs, describe_workload(sale_workload(first)), join(asserted));
   properties::SweepResult sw = properties::sweep(opt);
   reject_invalid(sw, faults.label());
   fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "runs");
@@ -386,7 +392,7 @@ int check_command(const CheckFlags& f) {
   nlohmann::json j = {{"command", "check"},
                       {"variant", f.variant},
                       {"faults", faults.label()},
-                      {"workload", describe_workload(first.workload)},
+                      {"workload", describe_workload(sale_workload(first))},
                       {"verdict", {{"kind", "random"}, {"strategy", strategy}, {"executions", sw.runs}, {"seeds", {seeds.first, seeds.last()}},
                                    {"stopped_at_first", sw.stopped}, {"holds", !sw.first_failure.has_value()}}},
                       {"properties", properties_json(asserted, [&](const properties::Property& p) {

@@ -62,7 +62,14 @@ std::optional<std::string> explore_problem(const ExploreOptions& o) {
   if (w.latency_min != w.latency_max || w.latency_tail) {
     return fmt::format("--latency {} is a range: the explorer would run only its lower end; give one latency (for example 200us)", protocols::format_latency(w));
   }
-  if (w.arrival != protocols::Arrival::burst) return std::string("--arrival poisson draws its gaps: the explorer would run only one; use burst arrivals");
+  if (w.arrival != protocols::Arrival::burst) {
+    return fmt::format("--arrival {} draws its arrival times: the explorer would run only one; use burst arrivals", protocols::to_string(w.arrival));
+  }
+  if (w.remote_call_spread != protocols::Spread::constant) {
+    return fmt::format("--remote-call {} is a distribution: the explorer would run only its first draw; give one duration (for example 20ms)",
+                       protocols::format_distribution(protocols::remote_call_distribution(w)));
+  }
+  if (w.sku_skew_centi != 0 && w.skus > 1) return std::string("--sku-skew draws each buyer's SKU: the explorer would send every buyer to sku1; use --sku-skew 0");
   if (w.burst_window != sim::Duration::zero()) {
     return fmt::format("--burst-window {} draws each arrival in a window: the explorer would run only its start; use --burst-window 0",
                        sim::format_duration(w.burst_window));

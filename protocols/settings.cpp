@@ -61,7 +61,7 @@ const std::vector<Setting>& settings() {
       // Buyers.
       OVERSIM_SPAN_SETTING("--patience", "A buyer told busy or an error clicks again (a new request) until this long after arriving; 0: one click (0..1h)",
                            "patience", patience, Duration::zero(), kHour),
-      OVERSIM_SPAN_SETTING("--backoff", "A buyer waits about this long before clicking again (jittered, doubling, at most 8x), 1ms..1h", "backoff",
+      OVERSIM_SPAN_SETTING("--backoff", "A buyer waits about this long before clicking again (doubling up to 8x, each wait drawn in [1/2, 3/2) of that), 1ms..1h", "backoff",
                            backoff, Duration::ms(1), kHour),
       Setting{"--sku-skew", "SKU popularity: a Zipf exponent s (0..5, two decimals): sku k is wanted in proportion to 1/k^s; 0 spreads buyers evenly",
               "sku skew", [](const Workload& w) { return fmt::format("{}.{:02}", w.sku_skew_centi / 100, w.sku_skew_centi % 100); },

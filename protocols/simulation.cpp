@@ -282,6 +282,9 @@ Simulation::Simulation(const Scenario& scenario, const Design& design, std::uniq
     db::DbPoolConfig pc;
     pc.size = static_cast<size_t>(w.db_pool_size);
     pc.acquire_timeout = w.db_pool_timeout;
+    // The client's per-call timeout outlasts the server's lock_timeout, so a lock wait ends as a
+    // clear lock timeout (with 0, waiting forever, the client still gives up after 5s: unknown).
+    pc.rpc_timeout = std::max(Duration::s(5), w.db_lock_timeout + Duration::s(3));
     pools_.push_back(std::make_unique<db::DbPool>(*world_, *app, pc));
   }
 }
@@ -420,11 +423,13 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
           // attempts line adds up.
           struct Ends {
             History& h;
+            sim::Node& node;
             bool ended = false;
             ~Ends() {
-              if (!ended) h.count("attempt.died-with-node");
+              // Unwound with its node down: it died with it (not a run stopped at its horizon).
+              if (!ended && !node.up()) h.count("attempt.died-with-node");
             }
-          } ends{history_};
+          } ends{history_, app};
           BuyContext ctx(*this, app, pool, user, sku, req, attempt, arrival);
           const BuyResult r = design_.buy(ctx);
           ends.ended = true;
@@ -465,7 +470,7 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
         history_.count(heard ? "buyer.turned-away" : "buyer.no-answer");
         return;
       }
-      // Full jitter around an exponential backoff, capped at 8 backoffs.
+      // Jittered uniformly in [base/2, 3 base/2) around a doubling base of at most 8 backoffs.
       const Duration base = std::min(w.backoff * 8, w.backoff * (int64_t{1} << std::min(n, 3)));
       const int64_t half = base.count_ns() / 2;
       const Duration wait = Duration::ns(half + world_->random_between(0, std::max<int64_t>(0, 2 * half - 1)));
@@ -520,13 +525,17 @@ sim::RunOutcome Simulation::run() {
     }
     zipf.back() = uint64_t{1} << 32;
   }
+  // Every buyer's SKU first (a Zipf draw with --sku-skew, round robin otherwise), so a buyer's
+  // arrival and double click below are drawn the same with or without skew.
   for (int b = 0; b < w.buyers; ++b) {
-    if (!zipf.empty()) {
-      const uint64_t u = world_->random(uint64_t{1} << 32);
-      sku_of_.push_back(static_cast<int>(std::upper_bound(zipf.begin(), zipf.end(), u) - zipf.begin()));
-    } else {
+    if (zipf.empty()) {
       sku_of_.push_back(b % w.skus);
+      continue;
     }
+    const uint64_t u = world_->random(uint64_t{1} << 32);
+    sku_of_.push_back(static_cast<int>(std::upper_bound(zipf.begin(), zipf.end(), u) - zipf.begin()));
+  }
+  for (int b = 0; b < w.buyers; ++b) {
     Instant arrival;
     if (w.arrival == Arrival::burst) {
       arrival = Instant::zero() + Duration::ns(world_->random_between(0, std::max<int64_t>(0, w.burst_window.count_ns() - 1)));

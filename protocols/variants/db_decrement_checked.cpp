@@ -9,7 +9,8 @@
 // (PostgreSQL manual 13.2.1) and would write -1, and CHECK (available >= 0) turns it down
 // (SQLSTATE 23514): the buyer is told "failed", not "sold out". check_constraint_fired is
 // reached, which in any other design means its own guard failed. Violates no_duplicate_order
-// under retries and chaos (no idempotency key). db_decrement_mysql57 is the same code where the
+// under retries and chaos (no idempotency key), and progress under lost-replies, retries and
+// chaos (buyers who heard nothing stop). db_decrement_mysql57 is the same code where the
 // CHECK is not enforced.
 #include "protocols/steps.h"
 

@@ -5,10 +5,13 @@
 // CHECK (available >= 0) on a server that parses the constraint and ignores it: MySQL before
 // 8.0.16 (MySQL 8.0 manual, 13.1.20.6, "Prior to MySQL 8.0.16, CREATE TABLE permits only the
 // following limited version of table CHECK constraint syntax, which is parsed and ignored").
-// It requires --check-constraint off.
+// It requires --check-constraint off, and READ COMMITTED: the model's REPEATABLE READ is
+// PostgreSQL's (a concurrent update fails with 40001), where MySQL's REPEATABLE READ lets the
+// UPDATE read the latest row and would still oversell.
 // Expected verdict: VIOLATES no_oversell everywhere, faults or not: two buyers read the last
 // unit, both decrement, and the stock goes to -1. Not a lost update (the decrement is
-// relative), so no_lost_update holds; no_duplicate_order is violated under retries and chaos.
+// relative), so no_lost_update holds; no_duplicate_order is violated under retries and chaos,
+// and progress under lost-replies, retries and chaos (buyers who heard nothing stop).
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -33,6 +36,7 @@ extern const Design db_decrement_mysql57_design;
 const Design db_decrement_mysql57_design{
     "db_decrement_mysql57", "db_decrement_checked where CHECK is parsed and ignored (MySQL before 8.0.16)",
     "violates no_oversell everywhere (both buyers of the last unit decrement, to -1)", buy, {}, {},
-    {{"--check-constraint", "off", "MySQL before 8.0.16 parsed CHECK constraints and ignored them"}}, Steps{.decrement = Steps::Decrement::relative}};
+    {{"--check-constraint", "off", "MySQL before 8.0.16 parsed CHECK constraints and ignored them"},
+     {"--isolation", "read-committed", "the model's REPEATABLE READ is PostgreSQL's, which MySQL's is not"}}, Steps{.decrement = Steps::Decrement::relative}};
 
 }  // namespace oversim::protocols
