@@ -226,7 +226,9 @@ protocols::Workload to_workload(const WorkloadFlags& f) {
   if (!call.value) throw UsageError(fmt::format("--remote-call: {}", call.error));
   w.remote_call = call.value->low;
   w.remote_call_spread = call.value->spread;
-  w.remote_call_high = call.value->high;
+  // A constant leaves the high end at its default: it means nothing then, and a profile that
+  // widens --remote-call sets remote_call alone, so the two stay equal Workloads.
+  w.remote_call_high = call.value->spread == protocols::Spread::constant ? protocols::Workload{}.remote_call_high : call.value->high;
   // Redis PX takes whole milliseconds: 1500us would silently become PX 1.
   w.lock_ttl = duration_flag("--lock-ttl", f.lock_ttl, Duration::ms(1), kMaxLease);
   if (w.lock_ttl.count_ns() % 1'000'000 != 0) throw UsageError(fmt::format("--lock-ttl: '{}' is not a whole number of milliseconds (Redis PX)", f.lock_ttl));

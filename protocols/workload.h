@@ -59,7 +59,8 @@ struct Workload {
   Duration backoff = Duration::ms(500);
   Duration remote_call = Duration::ms(20);   // the slow call inside the critical section (its p50, or low end)
   // --remote-call 10ms..30ms (uniform) or p50=200ms,p99=800ms (log-normal): then the high end or
-  // the p99 (remote_call_distribution() puts the three together).
+  // the p99 (remote_call_distribution() puts the three together); with a constant it keeps its
+  // default and means nothing.
   Spread remote_call_spread = Spread::constant;
   Duration remote_call_high = Duration::ms(20);
   Duration lock_ttl = Duration::ms(500);     // SET NX PX ttl
