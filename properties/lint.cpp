@@ -183,24 +183,11 @@ LintItem degrade(const Design& d) {
   return it;
 }
 
-// The mean of the remote call (a log-normal's is p50 * e^(sigma^2 / 2)).
-double mean_ns(const protocols::Distribution& d) {
-  switch (d.spread) {
-    case protocols::Spread::constant: return static_cast<double>(d.low.count_ns());
-    case protocols::Spread::uniform: return static_cast<double>(d.low.count_ns() + d.high.count_ns()) / 2;
-    case protocols::Spread::lognormal: {
-      const double sigma = protocols::exact_log(static_cast<double>(d.high.count_ns()) / static_cast<double>(d.low.count_ns())) / 2.3263478740408408;
-      return static_cast<double>(d.low.count_ns()) * protocols::exact_exp(sigma * sigma / 2);
-    }
-  }
-  return 0;
-}
-
 LintItem capacity(const Design& d, const Workload& w) {
   LintItem it{"capacity", "can the lock sell the stock while buyers wait", LintLevel::ok, "", "progress", "none", true};
   if (!has_lock(d)) return {it.id, it.question, LintLevel::na, "no lock: purchases of one SKU run side by side", "", "", false};
   // One holder at a time per SKU, each for at least the remote call.
-  const double serial_ns = mean_ns(protocols::remote_call_distribution(w)) * static_cast<double>(w.stock);
+  const double serial_ns = protocols::mean_ns(protocols::remote_call_distribution(w)) * static_cast<double>(w.stock);
   const sim::Duration serial = sim::Duration::ms(static_cast<int64_t>(serial_ns / 1e6));
   const sim::Duration waits = w.patience > sim::Duration::zero() ? w.patience : w.lock_wait;
   // tryLock polls (Redis): every waiting buyer asks every --lock-retry.

@@ -41,6 +41,11 @@ constexpr int64_t kNormalMicros[256] = {
 constexpr double kZ99 = 2.3263478740408408;
 constexpr double kLn2 = 0.6931471805599453;
 
+// A log-normal with p50 m and p99 q: sigma = ln(q/m) / z_0.99.
+double lognormal_sigma(const Distribution& d) {
+  return exact_log(static_cast<double>(d.high.count_ns()) / static_cast<double>(d.low.count_ns())) / kZ99;
+}
+
 }  // namespace
 
 double exact_exp(double x) {
@@ -110,12 +115,24 @@ std::string format_distribution(const Distribution& d) {
   return "?";
 }
 
+double mean_ns(const Distribution& d) {
+  switch (d.spread) {
+    case Spread::constant: return static_cast<double>(d.low.count_ns());
+    case Spread::uniform: return static_cast<double>(d.low.count_ns() + d.high.count_ns()) / 2;
+    case Spread::lognormal: {
+      const double sigma = lognormal_sigma(d);
+      return static_cast<double>(d.low.count_ns()) * exact_exp(sigma * sigma / 2);
+    }
+  }
+  return 0;
+}
+
 sim::Duration draw(sim::World& world, const Distribution& d) {
   switch (d.spread) {
     case Spread::constant: return d.low;
     case Spread::uniform: return sim::Duration::ns(world.random_between(d.low.count_ns(), d.high.count_ns()));
     case Spread::lognormal: {
-      const double sigma = exact_log(static_cast<double>(d.high.count_ns()) / static_cast<double>(d.low.count_ns())) / kZ99;
+      const double sigma = lognormal_sigma(d);
       const double z = static_cast<double>(kNormalMicros[world.random(256)]) / 1e6;
       const double ns = static_cast<double>(d.low.count_ns()) * exact_exp(sigma * z);
       return sim::Duration::ns(static_cast<int64_t>(ns + 0.5));

@@ -33,6 +33,9 @@ struct DistributionParse {
 DistributionParse parse_distribution(const std::string& text, sim::Duration max);
 std::string format_distribution(const Distribution& d);
 
+// The mean (a log-normal's is p50 * e^(sigma^2 / 2)), in nanoseconds.
+double mean_ns(const Distribution& d);
+
 // One draw (none for a constant, so a constant costs the run no choice).
 sim::Duration draw(sim::World& world, const Distribution& d);
 
