@@ -108,6 +108,9 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   compare_cmd_ = app.add_subcommand("compare", "Every design against every fault profile, as a table");
   compare_cmd_->add_option("--variants", compare_.variants, "Designs to include, comma separated, or all")->capture_default_str();
   compare_cmd_->add_option("--faults", compare_.faults, "Profiles to include, comma separated, or all; or one fault plan")->capture_default_str();
+  compare_cmd_->add_option("--properties", compare_.properties,
+                           "The table's property columns, comma separated, or all; 'sometimes' ones count the runs that reached them "
+                           "(default: the business ones, mutex, progress, and the lock's coverage: expired, contend, hit)");
   add_sweep_options(compare_cmd_, compare_.sweep, "Seeds per cell (1..100000), or a range a..b");
 
   lint_cmd_ = app.add_subcommand("lint", "The article's checklist for each design and this workload, before any run (--prove backs each answer with a sweep)");

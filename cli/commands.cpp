@@ -465,11 +465,82 @@ std::string ratio_cell(int64_t n, int64_t d) {
 }
 }  // namespace
 
+namespace {
+// A column of compare's table: a property, its short label, and whether it is about a lock
+// service (a design without one shows '-').
+struct Column {
+  const properties::Property* property;
+  std::string label;
+  bool about_lock = false;
+  int width() const { return std::max<int>(8, static_cast<int>(label.size())); }
+};
+
+Column column_of(const properties::Property& p) {
+  static const std::map<std::string, std::pair<std::string, bool>, std::less<>> labels = {
+      {"no_oversell", {"oversell", false}},
+      {"no_duplicate_order", {"duplicate", false}},
+      {"no_lost_order", {"lost", false}},
+      {"ledger_conservation", {"ledger", false}},
+      {"lock_mutual_exclusion", {"mutex", false}},
+      {"no_foreign_unlock", {"foreign", false}},
+      {"no_lost_update", {"lostupd", false}},
+      {"progress", {"progress", false}},
+      {"lease_expired_while_held", {"expired", true}},
+      {"lock_contended", {"contend", true}},
+      {"fault_hit_held_lock", {"hit", true}},
+      {"sold_out", {"soldout", false}},
+      {"check_constraint_fired", {"check", false}},
+      {"where_rechecked_after_wait", {"recheck", false}},
+      {"failover_happened", {"failover", false}},
+      {"ambiguous_outcome", {"unknown", false}},
+      {"request_sent_twice", {"twice", false}},
+  };
+  auto it = labels.find(p.name);
+  if (it == labels.end()) return Column{&p, p.name, false};
+  return Column{&p, it->second.first, it->second.second};
+}
+
+// compare --properties: any property, 'sometimes' ones too (their cells count the runs that
+// reached them); "" gives the business and mechanism columns and the lock's coverage.
+std::vector<Column> columns_flag(const std::string& text) {
+  std::vector<std::string> names;
+  if (text.empty()) {
+    names = {"no_oversell", "no_duplicate_order", "no_lost_order", "ledger_conservation", "lock_mutual_exclusion", "progress",
+             "lease_expired_while_held", "lock_contended", "fault_hit_held_lock"};
+  } else {
+    std::vector<std::string> all;
+    for (const auto& p : properties::catalogue()) all.push_back(p.name);
+    names = list_flag("--properties", text, all);
+  }
+  std::vector<Column> out;
+  for (const std::string& n : names) {
+    const properties::Property* p = properties::find_property(n);
+    if (p == nullptr) throw UsageError(fmt::format("--properties: unknown property '{}' (see oversim list properties)", n));
+    out.push_back(column_of(*p));
+  }
+  return out;
+}
+
+// What the 'sometimes' columns count, for the legend.
+std::string coverage_legend(const std::vector<Column>& columns) {
+  std::string out;
+  bool about_lock = false;
+  for (const Column& c : columns) {
+    if (c.property->kind != properties::Kind::sometimes) continue;
+    about_lock |= c.about_lock;
+    out += fmt::format("\n  {}: {}", c.label, c.property->description);
+  }
+  if (out.empty()) return out;
+  return fmt::format("\ncoverage, the runs that reached it{}:{}", about_lock ? " ('-': the design has no lock service)" : "", out);
+}
+}  // namespace
+
 int compare_command(const CompareFlags& f) {
   const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given, 100'000);
   const unsigned jobs = jobs_flag(f.sweep.jobs);
   const std::vector<std::string> variants = variants_flag(f.variants);
   const std::vector<FaultsChoice> faults = faults_list_flag(f.faults);
+  const std::vector<Column> columns = columns_flag(f.properties);
   sweep_strategy_flag(f.sweep);
   // Check every cell's inputs before the first row is printed.
   std::vector<Scenario> bases;
@@ -512,20 +583,15 @@ int compare_command(const CompareFlags& f) {
   for (const FaultsChoice& fc : faults) {
     if (fc.profile.empty()) fmt::print("plan: {}\n", fc.plan.to_string());
   }
-  fmt::print("cells: runs that violated each property (out of {}); '.' = none. expired, contend: runs in which a lease expired while held, buyers waited for the\n"
-             "lock (coverage). sold: the stock buyers were told they bought; orders/s and p99 are over all runs of the cell;\n"
+  fmt::print("cells: runs that violated each property (out of {}); '.' = none.{}\n"
+             "sold: the stock buyers were told they bought; orders/s and p99 are over all runs of the cell;\n"
              "msgs/buy: requests to the lock service per purchase attempt; wake/rel: times a waiter woke to look again (a poll, a\n"
              "watch, a retry round) per lock release.\n\n",
-             seeds.count);
-  const std::vector<std::string> columns = {"no_oversell", "no_duplicate_order", "no_lost_order", "ledger_conservation", "lock_mutual_exclusion", "progress"};
-  const std::vector<std::string> short_names = {"oversell", "duplicate", "lost", "ledger", "mutex", "progress"};
-  fmt::print("{:<30} {:<13}", "variant", "faults");
-  for (const auto& c : short_names) fmt::print(" {:>9}", c);
-  // Coverage next to the violations: in how many runs a lease expired while its holder still
-  // believed in it, and buyers had to wait for the lock (a '.' there means the cell's faults
-  // never reached what they are about).
-  const std::vector<std::string> coverage = {"lease_expired_while_held", "lock_contended"};
-  fmt::print(" {:>8} {:>8}", "expired", "contend");
+             seeds.count, coverage_legend(columns));
+  size_t faults_width = 13;  // a combination (gc-pause+failover) may be longer
+  for (const FaultsChoice& fc : faults) faults_width = std::max(faults_width, fc.label().size());
+  fmt::print("{:<30} {:<{}}", "variant", "faults", faults_width);
+  for (const Column& c : columns) fmt::print(" {:>{}}", c.label, c.width());
   fmt::print(" {:>6} {:>9} {:>9} {:>8} {:>8}\n", "sold", "orders/s", "p99", "msgs/buy", "wake/rel");
   bool internal_error = false;
   for (const std::string& v : variants) {
@@ -539,7 +605,7 @@ int compare_command(const CompareFlags& f) {
       opt.jobs = jobs;
       properties::SweepResult sw = properties::sweep(opt);
       reject_invalid(sw, faults[i].label());
-      fmt::print("{:<30} {:<13}", v, faults[i].label());
+      fmt::print("{:<30} {:<{}}", v, faults[i].label(), faults_width);
       if (sw.inapplicable) {
         // Not an empty row that reads as "holds": the design has nothing this profile strikes.
         fmt::print(" does not apply: {}\n", *sw.inapplicable);
@@ -552,15 +618,16 @@ int compare_command(const CompareFlags& f) {
         std::fflush(stdout);
         continue;
       }
-      for (const auto& c : columns) {
-        const int64_t n = sw.counts[c].violated;
-        fmt::print(" {:>9}", n == 0 ? std::string(".") : std::to_string(n));
+      const bool has_lock = protocols::Simulation::roles(opt.base, design_flag(v)).has_lock_service();
+      for (const Column& c : columns) {
+        const properties::PropertyCount& count = sw.counts[c.property->name];
+        const int64_t n = c.property->kind == properties::Kind::sometimes ? count.reached : count.violated;
+        // A lock's coverage means nothing for a design without a lock service: '-', not a '.'
+        // that reads as "never reached".
+        const bool not_applicable = c.about_lock && !has_lock;
+        fmt::print(" {:>{}}", not_applicable ? std::string("-") : n == 0 ? std::string(".") : std::to_string(n), c.width());
       }
       const double seconds = static_cast<double>(sw.sale_us) / 1e6;
-      for (const auto& c : coverage) {
-        const int64_t n = sw.counts[c].reached;
-        fmt::print(" {:>8}", n == 0 ? std::string(".") : std::to_string(n));
-      }
       // The share of the stock buyers were told they bought, over the cell's runs.
       const double units = static_cast<double>(sw.runs) * static_cast<double>(opt.base.workload.stock) * opt.base.workload.skus;
       fmt::print(" {:>5.0f}%", units > 0 ? 100.0 * static_cast<double>(sw.acks) / units : 0.0);

@@ -55,6 +55,7 @@ struct CheckFlags {
 struct CompareFlags {
   std::string variants = "all";
   std::string faults = "all";
+  std::string properties;  // the table's property columns ("" : the default ones)
   SweepFlags sweep;
 };
 

@@ -144,6 +144,16 @@ FaultsChoice faults_flag(const std::string& text) {
   if (text.empty()) throw UsageError("--faults: empty (a profile name, 'none' for no faults, or a plan like 'at 10ms pause app-1 for 2s')");
   if (protocols::is_profile(text)) return FaultsChoice{text, {}};
   if (is_single_word(text)) {
+    if (text.find('+') != std::string::npos) {
+      throw UsageError(fmt::format("--faults: combination '{}': {} (profiles: {})", text, *protocols::combination_problem(text), join(profile_names())));
+    }
+    if (text == "all" || text.find(',') != std::string::npos) {
+      std::string both = text == "all" ? "gc-pause+failover" : text;
+      std::replace(both.begin(), both.end(), ',', '+');
+      throw UsageError(fmt::format("--faults: '{}' is a list of profiles: compare and hash take lists (a row each); this command takes one profile, or a "
+                                   "combination such as {} (every run suffers a fault of each)",
+                                   text, both));
+    }
     for (const protocols::ProfileSet& ps : protocols::profile_sets()) {
       if (ps.name == text) {
         throw UsageError(fmt::format("--faults: '{}' is a set of profiles ({}): compare and hash take it; this command takes one of them", text, join(ps.profiles)));
@@ -174,8 +184,11 @@ std::vector<FaultsChoice> faults_list_flag(const std::string& text) {
       for (const std::string& p : set->profiles) out.push_back(FaultsChoice{p, {}});
       continue;
     }
+    if (name.find('+') != std::string::npos && !protocols::is_profile(name)) {
+      throw UsageError(fmt::format("--faults: combination '{}': {}", name, *protocols::combination_problem(name)));
+    }
     if (!protocols::is_profile(name)) {
-      throw UsageError(fmt::format("--faults: unknown profile '{}' (profiles: {}; sets: redlock; or all)", name, join(profile_names())));
+      throw UsageError(fmt::format("--faults: unknown profile '{}' (profiles: {}; sets: redlock; a combination a+b; or all)", name, join(profile_names())));
     }
     out.push_back(FaultsChoice{name, {}});
   }

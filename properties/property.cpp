@@ -226,6 +226,26 @@ std::optional<std::string> lease_expired_while_held(const Simulation& s) {
   return std::nullopt;
 }
 
+// A fault struck the holder's node or a node of the lock service while a client believed it held
+// a lock: the moment the locks' failure modes are about. A fault elsewhere, or between holdings,
+// tests nothing of the lock.
+std::optional<std::string> fault_hit_held_lock(const Simulation& s) {
+  const auto& struck = s.world().struck_faults();
+  if (struck.empty()) return std::nullopt;
+  const std::vector<std::string> lock_nodes = Simulation::roles(s.scenario(), s.design()).lock_nodes;
+  for (const sim::World::StruckFault& f : struck) {
+    for (const auto& l : s.history().locks) {
+      if (f.at < l.acquired || f.at >= l.released) continue;
+      for (const std::string& n : f.nodes) {
+        if (n == l.node || std::find(lock_nodes.begin(), lock_nodes.end(), n) != lock_nodes.end()) {
+          return fmt::format("a fault on {} struck at {} while {} held {}", n, sim::format_instant(f.at), l.holder, l.key);
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> sold_out(const Simulation& s) {
   for (const std::string& sku : s.skus()) {
     const auto row = s.db().committed_stock(sku);
@@ -276,6 +296,8 @@ const std::vector<Property>& catalogue() {
        progress},
       {"lease_expired_while_held", Kind::sometimes, Category::coverage, "a client held a lock past its lease", lease_expired_while_held, nullptr,
        true},
+      {"fault_hit_held_lock", Kind::sometimes, Category::coverage,
+       "a fault struck the holder's node or the lock service while a client believed it held a lock", fault_hit_held_lock},
       {"sold_out", Kind::sometimes, Category::coverage, "some SKU sold out", sold_out},
       {"lock_contended", Kind::sometimes, Category::coverage, "some buyer waited for the lock", lock_contended},
       {"check_constraint_fired", Kind::sometimes, Category::coverage,

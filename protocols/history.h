@@ -24,6 +24,7 @@ struct LockBelief {
   // lease starts when it is granted; RedLock's validity, from the end of its round, which may
   // already be past (a late quorum taken without the validity test). Instant::max(): no lease.
   sim::Instant lease_ends = sim::Instant::max();
+  std::string node;  // the holder's app node
 };
 
 struct OrderAck {

@@ -300,11 +300,45 @@ const std::vector<ProfileSet>& profile_sets() {
   return all;
 }
 
-bool is_profile(const std::string& name) {
+namespace {
+bool is_single_profile(const std::string& name) {
   for (const Profile& p : profiles()) {
     if (p.name == name) return true;
   }
   return false;
+}
+}  // namespace
+
+std::vector<std::string> combination_parts(const std::string& name) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t plus = name.find('+', start);
+    parts.push_back(name.substr(start, plus == std::string::npos ? std::string::npos : plus - start));
+    if (plus == std::string::npos) break;
+    start = plus + 1;
+  }
+  return parts;
+}
+
+std::optional<std::string> combination_problem(const std::string& name) {
+  const std::vector<std::string> parts = combination_parts(name);
+  if (parts.size() < 2) return fmt::format("'{}' is not a combination (a+b)", name);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string& p = parts[i];
+    if (p.empty()) return fmt::format("'{}' has an empty part", name);
+    if (!is_single_profile(p)) return fmt::format("'{}' is not a profile", p);
+    if (p == "none" || p == "chaos") return fmt::format("'{}' does not combine ({} is {})", p, p, p == "none" ? "no faults" : "already a mix");
+    for (size_t j = 0; j < i; ++j) {
+      if (parts[j] == p) return fmt::format("'{}' names {} twice", name, p);
+    }
+  }
+  return std::nullopt;
+}
+
+bool is_profile(const std::string& name) {
+  if (name.find('+') != std::string::npos) return !combination_problem(name);
+  return is_single_profile(name);
 }
 
 namespace {
@@ -401,27 +435,32 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
   }
   const Design* design = find_design(s.design);
   const Roles roles = design == nullptr ? Roles{} : Simulation::roles(s, *design);
-  if (profile == "partition" && roles.session_expiry) {
-    widen_for_expiry(s, profile);
-  } else if ((profile == "failover" || profile == "partition") && roles.replicated) {
-    widen_for_failover(s, profile, roles);
-  }
-  if (profile == "clock-drift") widen_for_drift(s, profile);
-  if (profile == "retries") {
-    // A repeated purchase only turns into a duplicate order while there is stock to buy: give
-    // every buyer a unit so the retries, not the sell-out, decide.
-    widen(s, profile, "--stock", w.stock, static_cast<int64_t>(w.buyers), "a retry duplicates an order only while stock remains", show_int);
-    widen(s, profile, "--retries", w.max_retries, 2, "the gateway must retry an ambiguous purchase", show_int);
-    if (w.double_click.numerator == 0) {
-      if (typed(s, "--double-click")) {
-        s.notes.push_back("retries keeps --double-click 0/1 as typed: no buyer clicks twice");
-      } else {
-        s.notes.push_back("retries sets --double-click 1/4 (not typed; the default is 0/1): a buyer sends the same request twice");
-        w.double_click = Ratio{1, 4};
+  // A combination (gc-pause+failover) widens for each of its profiles, in order, and places one
+  // fault (swarm: 1-3) of each on the same probe: every run suffers all of them.
+  const std::vector<std::string> parts = combination_parts(profile);
+  for (const std::string& part : parts) {
+    if (part == "partition" && roles.session_expiry) {
+      widen_for_expiry(s, part);
+    } else if ((part == "failover" || part == "partition") && roles.replicated) {
+      widen_for_failover(s, part, roles);
+    }
+    if (part == "clock-drift") widen_for_drift(s, part);
+    if (part == "retries") {
+      // A repeated purchase only turns into a duplicate order while there is stock to buy: give
+      // every buyer a unit so the retries, not the sell-out, decide.
+      widen(s, part, "--stock", w.stock, static_cast<int64_t>(w.buyers), "a retry duplicates an order only while stock remains", show_int);
+      widen(s, part, "--retries", w.max_retries, 2, "the gateway must retry an ambiguous purchase", show_int);
+      if (w.double_click.numerator == 0) {
+        if (typed(s, "--double-click")) {
+          s.notes.push_back("retries keeps --double-click 0/1 as typed: no buyer clicks twice");
+        } else {
+          s.notes.push_back("retries sets --double-click 1/4 (not typed; the default is 0/1): a buyer sends the same request twice");
+          w.double_click = Ratio{1, 4};
+        }
       }
     }
+    if (part == "chaos") widen(s, part, "--retries", w.max_retries, 1, "the gateway retries an ambiguous purchase once", show_int);
   }
-  if (profile == "chaos") widen(s, profile, "--retries", w.max_retries, 1, "the gateway retries an ambiguous purchase once", show_int);
   if (profile == "none") return s.search.kind == Search::Kind::pct ? apply_search(s) : s;
 
   // The probe: this sale, this seed, no faults. Everything the plan needs to know about timing
@@ -431,32 +470,42 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
   Prng prng(s.seed ^ 0xfa017ULL);
   const bool swarm = s.search.kind == Search::Kind::swarm;
   Placer placer(prng, pr, swarm);
-  std::vector<const Kind*> kinds;
-  std::string missing;
-  if (profile == "chaos") {
-    // Swarm draws for every kind, applicable or not, so the draws after it do not depend on the
-    // design's services.
-    std::vector<const Kind*> applicable;
-    for (const char* name : kChaosKinds) {
-      const Kind* k = kind_of(name);
-      const bool enabled = !swarm || prng.bounded(2) == 1;
-      if (k->applies(roles)) continue;
-      applicable.push_back(k);
-      if (enabled) kinds.push_back(k);
-    }
-    if (kinds.empty()) kinds.push_back(applicable[prng.bounded(applicable.size())]);
-  } else {
-    kinds.push_back(kind_of(profile == "retries" ? "lost-replies" : profile));
-  }
-  // How many faults: chaos 1-3; swarm 1-3 of the profile's kind; otherwise one.
-  // (One clock drift: a second would only overwrite the first.)
-  const int64_t count = profile == "clock-drift" ? 1 : profile == "chaos" || swarm ? prng.between(1, 3) : 1;
   std::string plan;
-  for (int64_t i = 0; i < count; ++i) {
-    const Kind* k = kinds.size() == 1 ? kinds.front() : kinds[prng.bounded(kinds.size())];
-    const Faults lines = k->gen(placer, roles);
-    if (lines.empty()) missing = fmt::format("the design never reached {} in this sale", k->needs);
-    for (const std::string& line : lines) plan += plan.empty() ? line : fmt::format("; {}", line);
+  std::string missing;
+  for (const std::string& part : parts) {
+    std::vector<const Kind*> kinds;
+    if (part == "chaos") {
+      // Swarm draws for every kind, applicable or not, so the draws after it do not depend on the
+      // design's services.
+      std::vector<const Kind*> applicable;
+      for (const char* name : kChaosKinds) {
+        const Kind* k = kind_of(name);
+        const bool enabled = !swarm || prng.bounded(2) == 1;
+        if (k->applies(roles)) continue;
+        applicable.push_back(k);
+        if (enabled) kinds.push_back(k);
+      }
+      if (kinds.empty()) kinds.push_back(applicable[prng.bounded(applicable.size())]);
+    } else {
+      kinds.push_back(kind_of(part == "retries" ? "lost-replies" : part));
+    }
+    // How many faults: chaos 1-3; swarm 1-3 of the profile's kind; otherwise one.
+    // (One clock drift: a second would only overwrite the first.)
+    const int64_t count = part == "clock-drift" ? 1 : part == "chaos" || swarm ? prng.between(1, 3) : 1;
+    bool placed = false;
+    for (int64_t i = 0; i < count; ++i) {
+      const Kind* k = kinds.size() == 1 ? kinds.front() : kinds[prng.bounded(kinds.size())];
+      const Faults lines = k->gen(placer, roles);
+      if (lines.empty()) missing = fmt::format("the design never reached {} in this sale", k->needs);
+      placed |= !lines.empty();
+      for (const std::string& line : lines) plan += plan.empty() ? line : fmt::format("; {}", line);
+    }
+    // A combination whose part found no place is not that combination: no run claims it.
+    if (!placed && parts.size() > 1) {
+      s.faults = {};
+      s.unplaced = fmt::format("{}: {}", part, missing);
+      return s;
+    }
   }
   s.faults = sim::FaultPlan::parse(plan);
   if (s.faults.empty()) s.unplaced = missing;
@@ -465,6 +514,12 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
 }
 
 std::optional<std::string> profile_inapplicable(const std::string& profile, const Scenario& s) {
+  if (profile.find('+') != std::string::npos) {
+    for (const std::string& part : combination_parts(profile)) {
+      if (auto why = profile_inapplicable(part, s)) return fmt::format("{}: {}", part, *why);
+    }
+    return std::nullopt;
+  }
   const Kind* k = kind_of(profile);
   if (k == nullptr) return std::nullopt;  // none, retries, chaos: apply to every design
   const Design* design = find_design(s.design);

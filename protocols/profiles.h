@@ -28,7 +28,12 @@ struct Profile {
 };
 
 const std::vector<Profile>& profiles();
+// A profile's name, or a combination of two or more distinct ones joined by '+'
+// (gc-pause+failover: every run suffers a fault of each), 'none' and 'chaos' excepted.
 bool is_profile(const std::string& name);
+std::vector<std::string> combination_parts(const std::string& name);  // "a+b" -> {a, b}; "a" -> {a}
+// Why `name` (with a '+') is not a combination, or nullopt.
+std::optional<std::string> combination_problem(const std::string& name);
 
 // Named sets of profiles a list flag expands (`--faults redlock`): the faults a lock service's
 // own nodes suffer, as the RedLock debate names them.

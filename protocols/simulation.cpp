@@ -167,7 +167,7 @@ size_t BuyContext::lock_acquired(const std::string& key, const std::string& toke
 
 size_t BuyContext::lock_acquired(const std::string& key, const std::string& token, Duration ttl, Instant lease_ends) {
   History& h = sim_.history();
-  h.locks.push_back(LockBelief{key, holder(), token, world().now(), world().steps(), Instant::max(), ttl, lease_ends});
+  h.locks.push_back(LockBelief{key, holder(), token, world().now(), world().steps(), Instant::max(), ttl, lease_ends, app_.name()});
   open_beliefs_.push_back(h.locks.size() - 1);
   note("lock-held", {{"key", key}, {"token", token}});
   return h.locks.size() - 1;

@@ -512,6 +512,7 @@ namespace {
 void fire(World& world, const Fault& f, const std::string& text) {
   world.trace_at(nullptr, "fault", {{"fault", text}});
   world.note_fault_applied();
+  if (f.kind != FaultKind::heal && f.kind != FaultKind::restart) world.note_fault_struck(named_nodes(f));
   Network& net = world.network();
   auto node_of = [&world](const std::string& name) -> Node& { return world.node(name); };
   switch (f.kind) {

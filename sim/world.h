@@ -194,8 +194,16 @@ class World {
   // How many times each point was reached, by name.
   const std::map<std::string, uint64_t, std::less<>>& point_counts() const { return point_counts_; }
   // Faults applied so far, and when the last fault applied or armed so far will have played out.
+  // A fault that strikes (anything but a heal or a restart) is also kept with the time it struck
+  // and the nodes it names, for coverage: did a fault hit a lock while it was held.
+  struct StruckFault {
+    Instant at;
+    std::vector<std::string> nodes;
+  };
   void note_fault_applied() { ++faults_applied_; }
+  void note_fault_struck(std::vector<std::string> nodes) { struck_.push_back(StruckFault{now(), std::move(nodes)}); }
   uint64_t faults_applied() const { return faults_applied_; }
+  const std::vector<StruckFault>& struck_faults() const { return struck_; }
   void fault_settles_at(Instant t) {
     if (t > faults_settle_at_) faults_settle_at_ = t;
   }
@@ -266,6 +274,7 @@ class World {
   std::map<std::string, uint64_t, std::less<>> point_counts_;
   bool points_open_ = true;
   uint64_t faults_applied_ = 0;
+  std::vector<StruckFault> struck_;
   Instant faults_settle_at_ = Instant::zero();
 
   std::vector<std::unique_ptr<Node>> nodes_;

@@ -254,5 +254,18 @@ expect 1 - check --variant redis_lock_conditional --faults none --seeds 3 --requ
 expect 0 - check --variant redis_lock_conditional --faults gc-pause --seeds 3 --require lease_expired_while_held,lock_contended
 expect 2 "--require: 'no_oversell' is asserted with --properties" check --variant redis_lock_conditional --require no_oversell
 
+# Combinations: one run suffers a fault of each profile; a list is for compare.
+expect 0 - check --variant redis_lock_conditional --faults gc-pause+failover --seeds 2 --require failover_happened,fault_hit_held_lock
+expect 2 "'gc-pause,failover' is a list of profiles" check --variant redis_lock_conditional --faults gc-pause,failover
+expect 2 "'all' is a list of profiles" run --variant redis_lock_conditional --faults all
+expect 2 "combination 'gc-pause+gc-pause': 'gc-pause+gc-pause' names gc-pause twice" check --variant redis_lock_conditional --faults gc-pause+gc-pause
+expect 2 "combination 'none+gc-pause': 'none' does not combine" compare --faults none+gc-pause
+# compare's columns: the lock's coverage by default ('-' without a lock service), any property by name.
+row=$("$oversim" compare --variants db_conditional_update,redis_lock_conditional --faults gc-pause --seeds 2 2>/dev/null | awk '$2 == "gc-pause" {print $1, $9, $10, $11}')
+if [ "$row" != "$(printf 'db_conditional_update - - -\nredis_lock_conditional 2 2 2')" ]; then echo "FAIL: compare coverage columns: '$row'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+row=$("$oversim" compare --variants db_decrement_mysql57 --faults none --seeds 2 --properties no_oversell,check_constraint_fired 2>/dev/null | awk '$2 == "none" {print $3, $4}')
+if [ "$row" != "2 ." ]; then echo "FAIL: compare --properties no_oversell,check_constraint_fired on db_decrement_mysql57: '$row'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+expect 2 "--properties: unknown property 'nope'" compare --properties nope
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

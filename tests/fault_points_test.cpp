@@ -287,5 +287,50 @@ TEST(FaultPoints, ProfilesNameTheLockServicesOwnNodes) {
   EXPECT_EQ(protocols::apply_profile("acquire-pause", zk).unplaced, "its lock service (zookeeper) takes a lock in one request");
 }
 
+// Coverage that can fail: a fault counts as hitting a held lock only when it strikes the holder's
+// node or the lock service while the holder believes it holds the lock.
+TEST(FaultPoints, AFaultHitsAHeldLockOnlyWhileItIsHeld) {
+  const properties::RunResult hit = properties::run_checked(with_plan("redis_lock_conditional", "on after_acquire pause here for 2x lock-ttl"));
+  EXPECT_TRUE(hit.result("fault_hit_held_lock").reached);
+  // The same pause before the buyer asked for the lock: nothing held, nothing hit.
+  const properties::RunResult before = properties::run_checked(with_plan("redis_lock_conditional", "at 0ms pause app-1 for 1ms"));
+  EXPECT_EQ(before.faults_fired, 1u);
+  EXPECT_FALSE(before.result("fault_hit_held_lock").reached);
+  // No faults, and a design without a lock: never.
+  EXPECT_FALSE(properties::run_checked(with_plan("redis_lock_conditional", "at 0ms pause db for 1ms")).result("fault_hit_held_lock").reached);
+  EXPECT_FALSE(properties::run_checked(with_plan("db_conditional_update", "on before_write pause here for 2s")).result("fault_hit_held_lock").reached);
+  // The Redis primary crashing while a lock is held hits it (failover).
+  Scenario failover;
+  failover.design = "redis_lock_conditional";
+  failover = protocols::apply_profile("failover", failover);
+  EXPECT_TRUE(properties::run_checked(failover).result("fault_hit_held_lock").reached) << failover.faults.to_string();
+}
+
+// A combination places a fault of each of its profiles in every run, on one probe; a part that
+// cannot apply makes the whole combination inapplicable, and it is no single profile's plan.
+TEST(FaultPoints, ACombinationSuffersEachOfItsFaults) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    Scenario s;
+    s.design = "redis_lock_conditional";
+    s.seed = seed;
+    s = protocols::apply_profile("gc-pause+failover", s);
+    ASSERT_TRUE(s.unplaced.empty()) << s.unplaced;
+    const std::string plan = s.faults.to_string();
+    EXPECT_NE(plan.find("pause here"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("crash redis-1"), std::string::npos) << plan;
+    const properties::RunResult r = properties::run_checked(s);
+    EXPECT_EQ(r.faults_fired, r.faults_planned) << plan;
+    EXPECT_TRUE(r.result("failover_happened").reached) << plan;
+  }
+  Scenario db;
+  db.design = "db_conditional_update";
+  EXPECT_EQ(protocols::profile_inapplicable("gc-pause+failover", db), std::optional<std::string>("failover: the design uses no lock service"));
+  EXPECT_FALSE(protocols::is_profile("gc-pause+gc-pause"));
+  EXPECT_FALSE(protocols::is_profile("gc-pause+none"));
+  EXPECT_FALSE(protocols::is_profile("gc-pause+chaos"));
+  EXPECT_FALSE(protocols::is_profile("gc-pause+"));
+  EXPECT_TRUE(protocols::is_profile("retries+clock-jump"));
+}
+
 }  // namespace
 }  // namespace oversim
