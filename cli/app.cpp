@@ -38,7 +38,7 @@ void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
   typed(cmd->add_option("--lock-ttl", w.lock_ttl, "Lock lease, SET NX PX (1ms..720h)")->capture_default_str(), "--lock-ttl");
   typed(cmd->add_option("--lock-wait", w.lock_wait, "tryLock gives up after this long (0..720h)")->capture_default_str(), "--lock-wait");
   typed(cmd->add_option("--gateway-timeout", w.gateway_timeout, "The gateway retries an attempt that takes longer (1ms..720h)")->capture_default_str(), "--gateway-timeout");
-  typed(cmd->add_option("--replication-lag", w.replication_lag, "Redis replica lag behind the primary (0..1h)")->capture_default_str(), "--replication-lag");
+  typed(cmd->add_option("--replication-lag", w.replication_lag, "Redis replica lag behind the primary, drawn per write: 20ms, 5ms..50ms or p50=20ms,p99=200ms (each 0..1h; the stream stays in order)")->capture_default_str(), "--replication-lag");
   typed(cmd->add_option("--persistence", w.persistence,
                         "What a crashed Redis server (primary, replica, RedLock master) keeps: none, everysec (AOF fsync every second) or always")
             ->capture_default_str(), "--persistence");

@@ -173,7 +173,7 @@ std::vector<std::string> variants_flag(const std::string& text) {
 std::string describe_workload(const protocols::Workload& w) {
   return fmt::format("{} buyers, {} sku x {} units, {} app nodes, {} arrivals, remote call {}, lock ttl {}, replica lag {}{}{}{}{}{}", w.buyers, w.skus, w.stock,
                      w.app_nodes, protocols::to_string(w.arrival), protocols::format_distribution(protocols::remote_call_distribution(w)), sim::format_duration(w.lock_ttl),
-                     sim::format_duration(w.replication_lag),
+                     protocols::format_distribution(protocols::replication_distribution(w)),
                      w.max_retries > 0 ? fmt::format(", {} gateway retries", w.max_retries) : "",
                      w.double_click.numerator > 0 ? fmt::format(", double clicks {}", sim::format_ratio(w.double_click)) : "",
                      w.redis_persistence != protocols::RedisPersistence::none ? fmt::format(", redis persistence {}", protocols::to_string(w.redis_persistence)) : "",

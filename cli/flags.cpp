@@ -247,7 +247,12 @@ protocols::Workload to_workload(const WorkloadFlags& f) {
   if (w.lock_ttl.count_ns() % 1'000'000 != 0) throw UsageError(fmt::format("--lock-ttl: '{}' is not a whole number of milliseconds (Redis PX)", f.lock_ttl));
   w.lock_wait = duration_flag("--lock-wait", f.lock_wait, Duration::zero(), kMaxLease);
   w.gateway_timeout = duration_flag("--gateway-timeout", f.gateway_timeout, Duration::ms(1), kMaxLease);
-  w.replication_lag = duration_flag("--replication-lag", f.replication_lag, Duration::zero(), kMaxWorkloadSpan);
+  const protocols::DistributionParse lag = protocols::parse_distribution(f.replication_lag, kMaxWorkloadSpan);
+  if (!lag.value) throw UsageError(fmt::format("--replication-lag: {}", lag.error));
+  w.replication_lag = lag.value->low;
+  w.replication_spread = lag.value->spread;
+  // As --remote-call: a constant leaves the high end at its default.
+  w.replication_high = lag.value->spread == protocols::Spread::constant ? protocols::Workload{}.replication_high : lag.value->high;
   const auto persistence = protocols::parse_persistence(f.persistence);
   if (!persistence) throw UsageError(fmt::format("--persistence: unknown setting '{}' (expected none, everysec or always)", f.persistence));
   w.redis_persistence = *persistence;

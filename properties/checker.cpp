@@ -594,7 +594,9 @@ std::string scenario_flags(const Scenario& s) {
   if (w.lock_ttl != d.lock_ttl) cmd += fmt::format(" --lock-ttl {}", sim::format_duration(w.lock_ttl));
   if (w.lock_wait != d.lock_wait) cmd += fmt::format(" --lock-wait {}", sim::format_duration(w.lock_wait));
   if (w.gateway_timeout != d.gateway_timeout) cmd += fmt::format(" --gateway-timeout {}", sim::format_duration(w.gateway_timeout));
-  if (w.replication_lag != d.replication_lag) cmd += fmt::format(" --replication-lag {}", sim::format_duration(w.replication_lag));
+  if (!(protocols::replication_distribution(w) == protocols::replication_distribution(d))) {
+    cmd += fmt::format(" --replication-lag {}", protocols::format_distribution(protocols::replication_distribution(w)));
+  }
   if (w.redis_persistence != d.redis_persistence) cmd += fmt::format(" --persistence {}", protocols::to_string(w.redis_persistence));
   if (w.redlock_masters != d.redlock_masters) cmd += fmt::format(" --masters {}", w.redlock_masters);
   if (w.zk_servers != d.zk_servers) cmd += fmt::format(" --zk-servers {}", w.zk_servers);

@@ -69,6 +69,16 @@ std::optional<std::string> explore_problem(const ExploreOptions& o) {
     return fmt::format("--remote-call {} is a distribution: the explorer would run only its first draw; give one duration (for example 20ms)",
                        protocols::format_distribution(protocols::remote_call_distribution(w)));
   }
+  if (w.replication_spread != protocols::Spread::constant) {
+    return fmt::format("--replication-lag {} is a distribution: the explorer would run only its first draws; give one duration (for example 20ms)",
+                       protocols::format_distribution(protocols::replication_distribution(w)));
+  }
+  for (const auto& [flag, link] : {std::pair{"--db-latency", &w.db_latency}, std::pair{"--lock-latency", &w.lock_latency}}) {
+    if (*link && (*link)->spread != protocols::Spread::constant) {
+      return fmt::format("{} {} is a distribution: the explorer would run only its first draws; give one latency (for example 200us)", flag,
+                         protocols::format_distribution(**link));
+    }
+  }
   if (w.sku_skew_centi != 0 && w.skus > 1) return std::string("--sku-skew draws each buyer's SKU: the explorer would send every buyer to sku1; use --sku-skew 0");
   if (w.burst_window != sim::Duration::zero()) {
     return fmt::format("--burst-window {} draws each arrival in a window: the explorer would run only its start; use --burst-window 0",

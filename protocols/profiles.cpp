@@ -354,10 +354,10 @@ std::string probe_key(const Scenario& s) {
                      w.max_retries, w.gateway_timeout.count_ns(), w.remote_call.count_ns(), w.lock_ttl.count_ns(), w.lock_wait.count_ns(),
                      w.lock_retry.count_ns(), w.optimistic_retries, w.replication_lag.count_ns(), w.latency_min.count_ns(),
                      w.latency_max.count_ns(), w.latency_tail, static_cast<int>(w.redis_persistence), w.redlock_masters, w.zk_servers) +
-         "|" + settings_key(w) + format_distribution(remote_call_distribution(w));
+         "|" + settings_key(w) + format_distribution(remote_call_distribution(w)) + "|" + format_distribution(replication_distribution(w));
 }
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Workload) == 288, "Workload changed: add the new field to probe_key or to protocols/settings.cpp (then update this size)");
+static_assert(sizeof(Workload) == 368, "Workload changed: add the new field to probe_key or to protocols/settings.cpp (then update this size)");
 #endif
 
 // Probes are shared between the profiles of one seed (compare, hash and the verdict table run

@@ -54,6 +54,22 @@ std::string span(Duration d) { return sim::format_duration(d); }
 
 const Duration kHour = Duration::s(3600);
 
+std::optional<std::string> parse_link(const std::string& text, std::optional<Distribution>& out) {
+  if (text == "same") {
+    out.reset();
+    return std::nullopt;
+  }
+  const DistributionParse d = parse_distribution(text, kHour);
+  if (!d.value) return fmt::format("{}, or same", d.error);
+  out = *d.value;
+  return std::nullopt;
+}
+#define OVERSIM_LINK_SETTING(flag, help, describe, field)                                                                    \
+  Setting {                                                                                                                  \
+    flag, help, describe, [](const Workload& w) { return w.field ? format_distribution(*w.field) : std::string("same"); },   \
+        [](Workload& w, const std::string& t) { return parse_link(t, w.field); }                                              \
+  }
+
 }  // namespace
 
 const std::vector<Setting>& settings() {
@@ -112,6 +128,15 @@ const std::vector<Setting>& settings() {
                            "sentinel down-after", sentinel_down_after, Duration::ms(1), kHour),
       // Clients of the lock and of the database.
       OVERSIM_SPAN_SETTING("--lock-retry", "tryLock polls the lock this often while it waits, 1us..1h", "lock poll", lock_retry, Duration::us(1), kHour),
+      // Link classes (the --latency model everywhere else).
+      OVERSIM_LINK_SETTING("--db-latency",
+                           "One-way latency of each message between an app node and the database: 2ms, 1ms..3ms or p50=1ms,p99=10ms (each 0..1h); "
+                           "same (the default): the --latency model",
+                           "app-db link", db_latency),
+      OVERSIM_LINK_SETTING("--lock-latency",
+                           "One-way latency of each message between an app node and the lock service's nodes (Redis and Sentinel, the RedLock "
+                           "masters, the ZooKeeper ensemble), as --db-latency; same (the default): the --latency model",
+                           "app-lock link", lock_latency),
       OVERSIM_INT_SETTING("--optimistic-retries", "db_optimistic_version: tries again this many times after a version conflict, 0..100",
                           "optimistic retries", optimistic_retries, 0, 100),
   };

@@ -272,6 +272,26 @@ Simulation::Simulation(const Scenario& scenario, const Design& design, std::uniq
   const db::DbServerConfig dc = db_config(design_, w);
   for (int s = 1; s <= w.skus; ++s) skus_.push_back(sku_name(s));  // numeric order: sku2 before sku10
   db_ = std::make_unique<db::DbServer>(*world_, dc);
+  // Link classes with a latency of their own: both directions between every app node and the
+  // database, and between every app node and each node of the lock services.
+  auto link_class = [this](const std::optional<Distribution>& d, const std::vector<std::string>& far) {
+    if (!d) return;
+    sim::LatencyModel model;
+    model.distribution = *d;
+    for (sim::Node* app : apps_) {
+      for (const std::string& name : far) {
+        const sim::NodeId other = world_->node(name).id();
+        world_->network().set_link_latency(app->id(), other, model);
+        world_->network().set_link_latency(other, app->id(), model);
+      }
+    }
+  };
+  link_class(w.db_latency, {dc.node});
+  std::vector<std::string> service_nodes;
+  for (const std::string& name : design_.services) {
+    for (std::string& n : kind_of_service(design_, name).node_names(w)) service_nodes.push_back(std::move(n));
+  }
+  link_class(w.lock_latency, service_nodes);
   may_crash_ = false;
   auto crashes = [](const sim::Fault& f) { return f.kind != sim::FaultKind::pause; };
   for (const sim::Fault& f : scenario_.faults.faults) may_crash_ = may_crash_ || crashes(f);
@@ -515,7 +535,7 @@ sim::RunOutcome Simulation::run() {
     std::vector<double> weight;
     double total = 0;
     for (int k = 1; k <= w.skus; ++k) {
-      weight.push_back(exact_exp(-s * exact_log(static_cast<double>(k))));
+      weight.push_back(sim::exact_exp(-s * sim::exact_log(static_cast<double>(k))));
       total += weight.back();
     }
     double running = 0;

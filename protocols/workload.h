@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "protocols/latency.h"
+#include "sim/distribution.h"
 #include "sim/prng.h"
 #include "sim/time.h"
 
@@ -16,6 +16,13 @@ namespace oversim::protocols {
 using sim::Duration;
 using sim::Instant;
 using sim::Ratio;
+// The distributions live in sim/ (the network and the models draw from them too).
+using sim::Distribution;
+using sim::DistributionParse;
+using sim::Spread;
+using sim::format_distribution;
+using sim::mean_ns;
+using sim::parse_distribution;
 
 // burst: uniform over the burst window; poisson: exponential gaps; ramp: over the burst window
 // with a density rising linearly from nothing to its peak at the window's end (a sale's
@@ -67,7 +74,11 @@ struct Workload {
   Duration lock_wait = Duration::s(2);       // tryLock: give up after this long
   Duration lock_retry = Duration::ms(10);    // tryLock: poll interval (--lock-retry)
   int optimistic_retries = 3;                // db_optimistic_version: bounded retries (--optimistic-retries)
-  Duration replication_lag = Duration::ms(20);  // Redis primary -> replica, on top of the network
+  Duration replication_lag = Duration::ms(20);  // Redis primary -> replica, on top of the network (p50, or low end)
+  // --replication-lag 5ms..50ms or p50=20ms,p99=200ms: drawn per write (replication_distribution()),
+  // the stream kept in order.
+  Spread replication_spread = Spread::constant;
+  Duration replication_high = Duration::ms(20);
   // none: a crashed Redis comes back empty (no AOF, and no RDB snapshot taken during the sale)
   RedisPersistence redis_persistence = RedisPersistence::none;
   int redlock_masters = 5;                   // RedLock: independent masters, quorum N/2 + 1 (1..kMaxRedLockMasters)
@@ -92,9 +103,18 @@ struct Workload {
   Duration redis_min_replicas_max_lag = Duration::s(10);  // min-replicas-max-lag
   Duration redis_client_timeout = Duration::ms(50);       // the Redis client's per-command timeout
   Duration sentinel_down_after = Duration::s(1);          // Sentinel down-after-milliseconds
+  // One-way latency of each message between an app node and the database, and between an app
+  // node and the lock service's nodes (Redis and its Sentinel, the RedLock masters, the
+  // ZooKeeper ensemble), in place of the --latency model on those links; nullopt: --latency.
+  std::optional<Distribution> db_latency;
+  std::optional<Distribution> lock_latency;
 
   friend bool operator==(const Workload&, const Workload&) = default;
 };
+
+inline Distribution replication_distribution(const Workload& w) {
+  return Distribution{w.replication_spread, w.replication_lag, w.replication_spread == Spread::constant ? w.replication_lag : w.replication_high};
+}
 
 inline Distribution remote_call_distribution(const Workload& w) {
   return Distribution{w.remote_call_spread, w.remote_call, w.remote_call_spread == Spread::constant ? w.remote_call : w.remote_call_high};

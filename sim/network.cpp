@@ -74,6 +74,7 @@ void Network::release(NodeId from, NodeId to) {
 Duration Network::draw_latency(NodeId from, NodeId to) {
   auto it = link_latency_.find({from, to});
   const LatencyModel& model = it != link_latency_.end() ? it->second : config_.latency;
+  if (model.distribution) return draw(world_, *model.distribution);
   if (model.tail.numerator > 0 && world_.chance(model.tail)) {
     return Duration::ns(world_.random_between(model.max.count_ns(), model.tail_max.count_ns()));
   }

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/distribution.h"
 #include "sim/node.h"
 #include "sim/prng.h"
 #include "sim/sync.h"
@@ -38,11 +39,14 @@ struct Message {
 
 // Uniform in [min, max], except that one message in `tail` takes up to `tail_max`: a LAN with
 // an occasional slow packet. Integers only.
+// With `distribution` set, every message's latency is drawn from it instead (a link class the
+// user gave its own latency, e.g. app <-> database as a log-normal).
 struct LatencyModel {
   Duration min = Duration::us(100);
   Duration max = Duration::us(400);
   Ratio tail = Ratio{1, 100};
   Duration tail_max = Duration::ms(5);
+  std::optional<Distribution> distribution;
 };
 
 struct NetworkConfig {

@@ -31,7 +31,7 @@ struct Fixture {
   Node& server = w.add_node("server");
   Echo echo;
   Fixture() {
-    w.network().config().latency = LatencyModel{1_ms, 1_ms, Ratio::never(), 1_ms};
+    w.network().config().latency = LatencyModel{1_ms, 1_ms, Ratio::never(), 1_ms, std::nullopt};
     server.set_boot([this](Node& n) { echo.boot(w, n); });
   }
   RpcResult<int> call(int v, Duration timeout = 10_ms) { return w.network().call_as<int>(client, server, "echo", v, "ping", timeout); }
@@ -265,7 +265,7 @@ TEST(Network, AHeldMessageIsNotDeliveredToARestartedReceiver) {
 TEST(Network, ADuplicateKeepsFifoOrderAndTheDelayOfItsOriginal) {
   Fixture f;
   f.w.network().config().duplicate = Ratio::always();
-  f.w.network().config().latency = LatencyModel{1_ms, 3_ms, Ratio::never(), 3_ms};
+  f.w.network().config().latency = LatencyModel{1_ms, 3_ms, Ratio::never(), 3_ms, std::nullopt};
   Sink sink;
   sink.start(f);
   f.w.spawn(&f.client, "sender", [&] {

@@ -502,7 +502,7 @@ TEST(Explore, DeliveriesIntoOneMailboxAreOrderedBothWays) {
   for (;;) {
     ExploreStrategy strategy(prefix, 16);
     World w(WorldConfig{.seed = 1}, std::make_unique<LentStrategy>(strategy));
-    w.network().config().latency = LatencyModel{Duration::ms(1), Duration::ms(1), Ratio::never(), Duration::ms(1)};
+    w.network().config().latency = LatencyModel{Duration::ms(1), Duration::ms(1), Ratio::never(), Duration::ms(1), std::nullopt};
     Node& a = w.add_node("a");
     Node& b = w.add_node("b");
     Node& c = w.add_node("c");

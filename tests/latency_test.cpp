@@ -7,21 +7,21 @@
 #include <cmath>
 #include <vector>
 
-#include "protocols/latency.h"
+#include "sim/distribution.h"
 #include "sim/world.h"
 
 namespace oversim {
 namespace {
 using namespace sim::literals;
-using protocols::Distribution;
-using protocols::Spread;
+using sim::Distribution;
+using sim::Spread;
 
 TEST(Latency, ExactExpAndLogAgreeWithTheCLibrary) {
   for (double x : {-20.0, -3.3, -0.5, 0.0, 1e-9, 0.7, 1.0, 2.5, 10.0, 40.0}) {
-    EXPECT_NEAR(protocols::exact_exp(x) / std::exp(x), 1.0, 1e-14) << x;
+    EXPECT_NEAR(sim::exact_exp(x) / std::exp(x), 1.0, 1e-14) << x;
   }
   for (double x : {1e-6, 0.1, 0.5, 1.0, 2.0, 4.0, 1000.0, 1e9}) {
-    EXPECT_NEAR(protocols::exact_log(x), std::log(x), 1e-12) << x;
+    EXPECT_NEAR(sim::exact_log(x), std::log(x), 1e-12) << x;
   }
 }
 
@@ -30,7 +30,7 @@ std::vector<sim::Duration> draws(const Distribution& d, int n) {
   config.seed = 7;
   sim::World world(config);
   std::vector<sim::Duration> out;
-  for (int i = 0; i < n; ++i) out.push_back(protocols::draw(world, d));
+  for (int i = 0; i < n; ++i) out.push_back(sim::draw(world, d));
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -58,14 +58,14 @@ TEST(Latency, AUniformRangeStaysInsideAndAConstantIsConstant) {
 
 TEST(Latency, ParsesAndFormatsTheThreeForms) {
   for (const char* text : {"20ms", "10ms..30ms", "p50=200ms,p99=800ms"}) {
-    const auto d = protocols::parse_distribution(text, 3600_s);
+    const auto d = sim::parse_distribution(text, 3600_s);
     ASSERT_TRUE(d.value) << text << ": " << d.error;
-    EXPECT_EQ(protocols::format_distribution(*d.value), text);
+    EXPECT_EQ(sim::format_distribution(*d.value), text);
   }
-  EXPECT_FALSE(protocols::parse_distribution("p50=800ms,p99=200ms", 3600_s).value);
-  EXPECT_FALSE(protocols::parse_distribution("30ms..10ms", 3600_s).value);
-  EXPECT_FALSE(protocols::parse_distribution("p50=200ms", 3600_s).value);
-  EXPECT_EQ(protocols::parse_distribution("p50=200ms,p99=200ms", 3600_s).value->spread, Spread::constant);
+  EXPECT_FALSE(sim::parse_distribution("p50=800ms,p99=200ms", 3600_s).value);
+  EXPECT_FALSE(sim::parse_distribution("30ms..10ms", 3600_s).value);
+  EXPECT_FALSE(sim::parse_distribution("p50=200ms", 3600_s).value);
+  EXPECT_EQ(sim::parse_distribution("p50=200ms,p99=200ms", 3600_s).value->spread, Spread::constant);
 }
 
 }  // namespace

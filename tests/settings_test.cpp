@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "properties/checker.h"
@@ -167,6 +168,50 @@ TEST(SettingStories, EverySettingRoundTripsThroughItsFlag) {
   ASSERT_FALSE(protocols::find_setting("--pool-size")->set(w, "20").has_value());
   EXPECT_EQ(protocols::setting_flags(w), " --pool-size 20");
   EXPECT_EQ(protocols::describe_settings(w), "pool 20");
+}
+
+// oversim run --variant db_conditional_update [--db-latency 10ms] [--lock-latency 10ms]
+// A link class's latency applies to its links alone: the database's 10ms one way puts at least a
+// round trip per statement on every order; a lock-service latency changes nothing in a design
+// that has no lock service (the same run, to the hash), and slows a design that has one.
+TEST(SettingStories, ALinkClassLatencyAppliesToItsLinksAlone) {
+  const Scenario base = sale("db_conditional_update", 10, 5);
+  const RunResult plain = properties::run_checked(base);
+  Scenario slow_db = base;
+  slow_db.workload.db_latency = sim::Distribution::constant(10_ms);
+  const RunResult db = properties::run_checked(slow_db);
+  ASSERT_EQ(db.acks, 5);
+  ASSERT_EQ(plain.acks, 5);
+  const sim::Duration slowest_plain = *std::max_element(plain.latencies.begin(), plain.latencies.end());
+  for (sim::Duration d : db.latencies) {
+    EXPECT_GE(d, slowest_plain + 55_ms) << "BEGIN, UPDATE, INSERT, COMMIT: 20ms more a round trip, at least three of them";
+  }
+  Scenario lock_only = base;
+  lock_only.workload.lock_latency = sim::Distribution::constant(10_ms);
+  EXPECT_EQ(properties::run_checked(lock_only).outcome.hash(), plain.outcome.hash());
+
+  const Scenario redis = sale("redis_lock_conditional", 1, 1);
+  Scenario slow_lock = redis;
+  slow_lock.workload.lock_latency = sim::Distribution::constant(10_ms);
+  const RunResult fast = properties::run_checked(redis);
+  const RunResult slow = properties::run_checked(slow_lock);
+  ASSERT_EQ(fast.latencies.size(), 1u);
+  ASSERT_EQ(slow.latencies.size(), 1u);
+  EXPECT_GE(slow.latencies[0] - fast.latencies[0], 35_ms) << "SET NX and the release's compare-and-delete: two round trips of 20ms";
+}
+
+// oversim run --variant redis_lock_conditional --replication-lag p50=20ms,p99=400ms
+// A drawn replication lag is a run of its own (not the constant's), the same on every replay, and
+// round-trips through its flag.
+TEST(SettingStories, ADrawnReplicationLagReplaysAndRoundTrips) {
+  Scenario s = sale("redis_lock_conditional", 10, 5);
+  const RunResult constant = properties::run_checked(s);
+  s.workload.replication_spread = sim::Spread::lognormal;
+  s.workload.replication_high = 400_ms;
+  const RunResult drawn = properties::run_checked(s);
+  EXPECT_NE(drawn.outcome.hash(), constant.outcome.hash());
+  EXPECT_EQ(properties::run_checked(s).outcome.hash(), drawn.outcome.hash());
+  EXPECT_NE(properties::reproduce_command(s, {}).find("--replication-lag p50=20ms,p99=400ms"), std::string::npos) << properties::reproduce_command(s, {});
 }
 
 }  // namespace

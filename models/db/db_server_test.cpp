@@ -70,7 +70,7 @@ struct Fixture {
         app2(w.add_node("app-2")),
         pool1(w, app1, pool),
         pool2(w, app2, pool) {
-    w.network().config().latency = sim::LatencyModel{100_us, 100_us, sim::Ratio::never(), 100_us};
+    w.network().config().latency = sim::LatencyModel{100_us, 100_us, sim::Ratio::never(), 100_us, std::nullopt};
   }
   int64_t available(const std::string& sku = "sku1") const {
     return db.state().committed_stock(sku).value().available;

@@ -18,7 +18,7 @@ namespace oversim::redis {
 struct RedisConfig {
   uint32_t servers = 1;                          // 1: standalone; N: a primary, N-1 replicas, a sentinel
   Duration service_time = Duration::us(10);
-  Duration replication_lag = Duration::zero();
+  sim::Distribution replication_lag = sim::Distribution::constant(Duration::zero());  // drawn per write
   uint32_t acks_required = 0;
   Duration acks_timeout = Duration::ms(20);
   uint32_t min_replicas_to_write = 0;

@@ -230,7 +230,9 @@ uint32_t RedisServer::replicas_acked(uint64_t offset) const {
 void RedisServer::publish(std::vector<ReplicationEntry> entries) {
   for (ReplicationEntry& entry : entries) {
     persist(entry);
-    backlog_.push_back(Pending{world_.now() + options_.replication_lag, std::move(entry)});
+    // The stream stays in order: a write whose drawn lag is shorter ships with the one before it.
+    last_due_ = std::max(last_due_, world_.now() + draw(world_, options_.replication_lag));
+    backlog_.push_back(Pending{last_due_, std::move(entry)});
   }
   backlog_grew_.set();
 }

@@ -41,7 +41,7 @@ const char* to_string(Persistence persistence);
 
 struct ServerOptions {
   Duration service_time = Duration::us(10);     // per command: redis-benchmark ~100k ops/s
-  Duration replication_lag = Duration::zero();  // extra delay before a write is shipped
+  sim::Distribution replication_lag = sim::Distribution::constant(Duration::zero());  // extra delay before a write is shipped, drawn per write
   uint32_t acks_required = 0;                   // WAIT N after every write; 0: asynchronous
   Duration acks_timeout = Duration::ms(20);     // WAIT's timeout
   uint32_t min_replicas_to_write = 0;           // 0: check disabled (Redis default)
@@ -139,6 +139,7 @@ class RedisServer {
   bool synced_ = false;
   std::map<sim::NodeId, ReplicaLink> links_;
   std::vector<Pending> backlog_;  // entries not yet shipped to every replica
+  Instant last_due_ = Instant::zero();  // a drawn lag never lets a later write ship first
   sim::Event backlog_grew_;
   sim::WaitQueue acks_changed_;
 

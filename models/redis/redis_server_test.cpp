@@ -30,7 +30,7 @@ struct Cluster {
   sim::Node& app;
   explicit Cluster(RedisConfig config, uint64_t seed = 7, bool exact_latency = true)
       : w(sim::WorldConfig{.seed = seed}), redis(w, config), app(w.add_node("app")) {
-    if (exact_latency) w.network().config().latency = sim::LatencyModel{1_ms, 1_ms, sim::Ratio::never(), 1_ms};
+    if (exact_latency) w.network().config().latency = sim::LatencyModel{1_ms, 1_ms, sim::Ratio::never(), 1_ms, std::nullopt};
   }
   void run() { ASSERT_EQ(w.run().status, sim::RunStatus::completed); }
   sim::Instant at(Duration d) const { return sim::Instant::zero() + d; }
@@ -75,7 +75,7 @@ const Command kLock = Command::set_nx_px("lock:stock:sku1", "tok-1", 3000);
 
 TEST(RedisFailover, ALockAcknowledgedByThePrimaryVanishesWhenItCrashesBeforeReplicating) {
   RedisConfig c = replicated();
-  c.replication_lag = 100_ms;  // longer than the time to the crash
+  c.replication_lag = sim::Distribution::constant(100_ms);  // longer than the time to the crash
   Cluster f(c);
   Reply set = kUnset, get_after = kUnset;
   f.w.spawn(&f.app, "buyer", [&] {
@@ -97,7 +97,7 @@ TEST(RedisFailover, ALockAcknowledgedByThePrimaryVanishesWhenItCrashesBeforeRepl
 
 TEST(RedisFailover, TheSameLockSurvivesWhenTheCrashComesAfterTheReplicationLag) {
   RedisConfig c = replicated();
-  c.replication_lag = 100_ms;
+  c.replication_lag = sim::Distribution::constant(100_ms);
   Cluster f(c);
   Reply set = kUnset, get_after = kUnset;
   f.w.spawn(&f.app, "buyer", [&] {
@@ -120,7 +120,7 @@ TEST(RedisFailover, TheSameLockSurvivesWhenTheCrashComesAfterTheReplicationLag) 
 
 TEST(RedisFailover, AcksRequiredOneMakesTheAcknowledgedLockSurviveTheFailover) {
   RedisConfig c = replicated();
-  c.replication_lag = 20_ms;
+  c.replication_lag = sim::Distribution::constant(20_ms);
   c.acks_required = 1;
   c.acks_timeout = 50_ms;
   c.client_timeout = 100_ms;
@@ -146,7 +146,7 @@ TEST(RedisFailover, AcksRequiredOneMakesTheAcknowledgedLockSurviveTheFailover) {
 
 TEST(RedisFailover, WaitTimingOutAnswersNoAckButTheWriteStaysOnThePrimary) {
   RedisConfig c = replicated();
-  c.replication_lag = 100_ms;  // longer than WAIT's 20ms
+  c.replication_lag = sim::Distribution::constant(100_ms);  // longer than WAIT's 20ms
   c.acks_required = 1;
   Cluster f(c);
   Reply set = kUnset;

@@ -25,7 +25,7 @@ struct Masters {
   sim::Node& app;
   int values = 0;
   explicit Masters(uint32_t n = 5) : w(sim::WorldConfig{.seed = 3}), masters(w, RedLockConfig{n, {}, {}}), app(w.add_node("app")) {
-    w.network().config().latency = sim::LatencyModel{1_ms, 1_ms, sim::Ratio::never(), 1_ms};
+    w.network().config().latency = sim::LatencyModel{1_ms, 1_ms, sim::Ratio::never(), 1_ms, std::nullopt};
   }
   RedLockClient client(RedLockOptions o = {}) {
     return RedLockClient(app, masters.nodes(), o, [this] { return fmt::format("v{}", ++values); });

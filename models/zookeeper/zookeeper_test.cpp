@@ -49,7 +49,7 @@ struct Sale {
   std::vector<sim::Node*> apps;
   std::unique_ptr<ZkEnsemble> zk;
   explicit Sale(int64_t session_ms = 500, uint32_t servers = 3, int app_count = 2) : w(sim::WorldConfig{.seed = 7}) {
-    w.network().config().latency = sim::LatencyModel{1_ms, 1_ms, sim::Ratio::never(), 1_ms};
+    w.network().config().latency = sim::LatencyModel{1_ms, 1_ms, sim::Ratio::never(), 1_ms, std::nullopt};
     EnsembleConfig c;
     c.servers = servers;
     c.session_timeout_ms = session_ms;

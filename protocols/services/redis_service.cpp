@@ -20,7 +20,7 @@ redis::RedisConfig RedisService::config(const Workload& w) {
   // redis-1 primary, redis-2.. replicas, plus a Sentinel when there is a replica. workload_problem
   // refuses a count outside 0..kMaxRedisReplicas; the clamp keeps node_names (asked first) sane.
   rc.servers = static_cast<uint32_t>(1 + std::clamp(w.redis_replicas, 0, kMaxRedisReplicas));
-  rc.replication_lag = w.replication_lag;
+  rc.replication_lag = replication_distribution(w);
   rc.persistence = to_redis(w.redis_persistence);
   rc.min_replicas_to_write = static_cast<uint32_t>(std::max(0, w.redis_min_replicas));
   rc.min_replicas_max_lag = w.redis_min_replicas_max_lag;

@@ -1,6 +1,6 @@
-// Latency distributions drawn from the run's seed: the remote call inside the critical section
-// (and later each link class) as a constant, a uniform range, or a log-normal given its p50 and
-// p99. Draws use integer choices and basic floating-point operations only (+ - * /, no libm), so
+// Latency distributions drawn from the run's seed: the remote call inside the critical section,
+// a link class's one-way latency, Redis replication's lag, as a constant, a uniform range, or a
+// log-normal given its p50 and p99. Draws use integer choices and basic floating-point operations only (+ - * /, no libm), so
 // the same seed gives the same draw on every compiler and C library.
 #pragma once
 
@@ -10,10 +10,8 @@
 #include "sim/time.h"
 
 namespace oversim::sim {
-class World;
-}
 
-namespace oversim::protocols {
+class World;
 
 enum class Spread : uint8_t { constant, uniform, lognormal };
 
@@ -22,6 +20,7 @@ struct Distribution {
   sim::Duration low;   // constant: the value; uniform: the low end; lognormal: the p50
   sim::Duration high;  // uniform: the high end; lognormal: the p99; constant: = low
   sim::Duration p99() const { return spread == Spread::constant ? low : high; }
+  static Distribution constant(sim::Duration d) { return Distribution{Spread::constant, d, d}; }
   friend bool operator==(const Distribution&, const Distribution&) = default;
 };
 
@@ -43,4 +42,4 @@ sim::Duration draw(sim::World& world, const Distribution& d);
 double exact_exp(double x);
 double exact_log(double x);
 
-}  // namespace oversim::protocols
+}  // namespace oversim::sim

@@ -1,4 +1,4 @@
-#include "protocols/latency.h"
+#include "sim/distribution.h"
 
 #include <cmath>
 
@@ -6,7 +6,7 @@
 
 #include "sim/world.h"
 
-namespace oversim::protocols {
+namespace oversim::sim {
 
 namespace {
 
@@ -141,4 +141,4 @@ sim::Duration draw(sim::World& world, const Distribution& d) {
   return d.low;
 }
 
-}  // namespace oversim::protocols
+}  // namespace oversim::sim
