@@ -235,10 +235,13 @@ std::optional<std::string> fault_hit_held_lock(const Simulation& s) {
   const std::vector<std::string> lock_nodes = Simulation::roles(s.scenario(), s.design()).lock_nodes;
   for (const sim::World::StruckFault& f : struck) {
     for (const auto& l : s.history().locks) {
-      if (f.at < l.acquired || f.at >= l.released) continue;
+      // The fault's span [at, until] meets the holding [acquired, released].
+      if (f.until < l.acquired || f.at > l.released) continue;  // a crash ends the holding at its own instant
       for (const std::string& n : f.nodes) {
         if (n == l.node || std::find(lock_nodes.begin(), lock_nodes.end(), n) != lock_nodes.end()) {
-          return fmt::format("a fault on {} struck at {} while {} held {}", n, sim::format_instant(f.at), l.holder, l.key);
+          std::string at = sim::format_instant(f.at);
+          at.erase(0, at.find_first_not_of(' '));
+          return fmt::format("a fault on {} struck at {} {} {} held {}", n, at, f.at < l.acquired ? "and lasted while" : "while", l.holder, l.key);
         }
       }
     }

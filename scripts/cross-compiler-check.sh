@@ -24,7 +24,7 @@ fi
 echo "cross-compiler check: all $runs runs identical"
 # The draws that use floating point (a log-normal call, Zipf SKUs, a ramp of arrivals), on every
 # design under the profiles that touch every design: they must draw the same on both builds.
-drawn=(--remote-call p50=20ms,p99=80ms --sku-skew 1.2 --skus 3 --stock 3 --arrival ramp --burst-window 50ms)
+drawn=(--remote-call p50=20ms,p99=80ms --sku-skew 1.2 --skus 3 --stock 3 --arrival ramp --burst-window 50ms --db-latency p50=300us,p99=3ms --lock-latency 100us..900us --replication-lag p50=5ms,p99=60ms)
 "$a" hash --variants all --faults none,gc-pause,app-crash,chaos --seeds 1..20 --jobs 2 "${drawn[@]}" > "$tmp/a2.tsv"
 "$b" hash --variants all --faults none,gc-pause,app-crash,chaos --seeds 1..20 --jobs 2 "${drawn[@]}" > "$tmp/b2.tsv"
 if ! diff "$tmp/a2.tsv" "$tmp/b2.tsv" > "$tmp/diff2"; then
@@ -32,4 +32,4 @@ if ! diff "$tmp/a2.tsv" "$tmp/b2.tsv" > "$tmp/diff2"; then
   head -40 "$tmp/diff2"
   exit 1
 fi
-echo "cross-compiler check: all $(wc -l < "$tmp/a2.tsv") runs with a log-normal call, Zipf SKUs and ramp arrivals identical"
+echo "cross-compiler check: all $(wc -l < "$tmp/a2.tsv") runs with a log-normal call and links, a drawn replication lag, Zipf SKUs and ramp arrivals identical"

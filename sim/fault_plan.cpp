@@ -512,7 +512,10 @@ namespace {
 void fire(World& world, const Fault& f, const std::string& text) {
   world.trace_at(nullptr, "fault", {{"fault", text}});
   world.note_fault_applied();
-  if (f.kind != FaultKind::heal && f.kind != FaultKind::restart) world.note_fault_struck(named_nodes(f));
+  if (f.kind != FaultKind::heal && f.kind != FaultKind::restart) {
+    const Duration lasts = f.kind == FaultKind::pause ? f.length : f.kind == FaultKind::clock_drift ? Duration::max() : Duration::zero();
+    world.note_fault_struck(named_nodes(f), lasts);
+  }
   Network& net = world.network();
   auto node_of = [&world](const std::string& name) -> Node& { return world.node(name); };
   switch (f.kind) {

@@ -194,14 +194,18 @@ class World {
   // How many times each point was reached, by name.
   const std::map<std::string, uint64_t, std::less<>>& point_counts() const { return point_counts_; }
   // Faults applied so far, and when the last fault applied or armed so far will have played out.
-  // A fault that strikes (anything but a heal or a restart) is also kept with the time it struck
-  // and the nodes it names, for coverage: did a fault hit a lock while it was held.
+  // A fault that strikes (anything but a heal or a restart) is also kept with the time it struck,
+  // how long it lasts and the nodes it names, for coverage: did a fault hit a lock while it was held.
+  // A pause lasts its length, a clock drift the rest of the run; any other fault is its instant.
   struct StruckFault {
     Instant at;
+    Instant until;
     std::vector<std::string> nodes;
   };
   void note_fault_applied() { ++faults_applied_; }
-  void note_fault_struck(std::vector<std::string> nodes) { struck_.push_back(StruckFault{now(), std::move(nodes)}); }
+  void note_fault_struck(std::vector<std::string> nodes, Duration lasts) {
+    struck_.push_back(StruckFault{now(), lasts == Duration::max() ? Instant::max() : now() + lasts, std::move(nodes)});
+  }
   uint64_t faults_applied() const { return faults_applied_; }
   const std::vector<StruckFault>& struck_faults() const { return struck_; }
   void fault_settles_at(Instant t) {
