@@ -140,13 +140,18 @@ std::vector<std::string> list_flag(const char* flag, const std::string& text, co
   return out;
 }
 
+namespace {
+// A name with a '+' that is not a combination of profiles.
+[[noreturn]] void bad_combination(const std::string& text) {
+  throw UsageError(fmt::format("--faults: combination '{}': {} (profiles: {})", text, *protocols::combination_problem(text), join(profile_names())));
+}
+}  // namespace
+
 FaultsChoice faults_flag(const std::string& text) {
   if (text.empty()) throw UsageError("--faults: empty (a profile name, 'none' for no faults, or a plan like 'at 10ms pause app-1 for 2s')");
   if (protocols::is_profile(text)) return FaultsChoice{text, {}};
   if (is_single_word(text)) {
-    if (text.find('+') != std::string::npos) {
-      throw UsageError(fmt::format("--faults: combination '{}': {} (profiles: {})", text, *protocols::combination_problem(text), join(profile_names())));
-    }
+    if (text.find('+') != std::string::npos) bad_combination(text);
     if (text == "all" || text.find(',') != std::string::npos) {
       std::string both = text == "all" ? "gc-pause+failover" : text;
       std::replace(both.begin(), both.end(), ',', '+');
@@ -184,9 +189,7 @@ std::vector<FaultsChoice> faults_list_flag(const std::string& text) {
       for (const std::string& p : set->profiles) out.push_back(FaultsChoice{p, {}});
       continue;
     }
-    if (name.find('+') != std::string::npos && !protocols::is_profile(name)) {
-      throw UsageError(fmt::format("--faults: combination '{}': {}", name, *protocols::combination_problem(name)));
-    }
+    if (name.find('+') != std::string::npos && !protocols::is_profile(name)) bad_combination(name);
     if (!protocols::is_profile(name)) {
       throw UsageError(fmt::format("--faults: unknown profile '{}' (profiles: {}; sets: redlock; a combination a+b; or all)", name, join(profile_names())));
     }
