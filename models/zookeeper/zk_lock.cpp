@@ -4,14 +4,6 @@
 
 namespace oversim::zookeeper {
 
-int64_t sequence_of(const std::string& name) {
-  const size_t at = name.rfind("-lock-");
-  if (at == std::string::npos) return -1;
-  const std::string digits = name.substr(at + 6);
-  if (digits.empty() || digits.size() > 10 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return -1;
-  return std::stoll(digits);
-}
-
 ZkLock::ZkLock(ZkClient& client, std::string lock_path, std::string guid, bool herd)
     : client_(client), lock_path_(std::move(lock_path)), prefix_("_c_" + guid + "-lock-"), herd_(herd) {}
 
@@ -27,7 +19,7 @@ std::optional<LockNode> ZkLock::find_ours(Instant deadline, bool& looked) {
   Result r = call(Op::get_children(lock_path_), deadline);
   if (!r.ok()) return std::nullopt;
   looked = true;
-  for (const std::string& child : r.children) {
+  for (const std::string& child : r.children.names()) {
     if (child.rfind(prefix_, 0) != 0) continue;
     const std::string path = lock_path_ + "/" + child;
     Result e = call(Op::exists(path), deadline);
@@ -74,13 +66,13 @@ std::optional<LockNode> ZkLock::acquire(Instant deadline) {
       }
       continue;
     }
-    std::vector<std::string> children = r.children;
-    std::stable_sort(children.begin(), children.end(), [](const std::string& a, const std::string& b) { return sequence_of(a) < sequence_of(b); });
-    auto it = std::find(children.begin(), children.end(), name);
-    if (it == children.end()) return std::nullopt;  // gone with its session
-    if (it == children.begin()) return ours;
+    // Curator sorts the children by sequence and finds its node's index: the answer is in that
+    // order already, so look our node and the one just below it up.
+    if (!r.children.contains(name)) return std::nullopt;  // gone with its session
+    const std::optional<std::string> below = r.children.below(name);
+    if (!below) return ours;
     if (!herd_) {
-      Result d = call(Op::get_data(lock_path_ + "/" + *(it - 1), true), deadline, &watch);
+      Result d = call(Op::get_data(lock_path_ + "/" + *below, true), deadline, &watch);
       if (d.code == Code::no_node) continue;  // the predecessor went meanwhile: look again
       if (!d.ok() || watch == nullptr) {
         if (world.now() >= deadline) {

@@ -5,7 +5,8 @@
 //      have made, by listing the children before every retry (a create that reaches the log of
 //      a follower commits when that follower leads; one that commits after the last look is an
 //      orphan that blocks the queue until its session ends, as in Curator);
-//   2. list the children (no watch) and sort them by sequence number; the lowest holds the lock;
+//   2. list the children (no watch) and sort them by sequence number; the lowest holds the lock
+//      (the answer comes sorted, zk_children.h, so the recipe looks its node up in it);
 //   3. otherwise getData with a watch on the next lower node and wait for the watch (or the
 //      deadline), then go back to 2. Only one waiter wakes per release: no herd.
 //   On the deadline it deletes its own node and gives up. Release deletes the node, and keeps
@@ -60,8 +61,5 @@ class ZkLock {
   bool herd_;
   LockStats stats_;
 };
-
-// The sequence number of a recipe node's name ("..-lock-0000000003" -> 3); -1 if it has none.
-int64_t sequence_of(const std::string& name);
 
 }  // namespace oversim::zookeeper

@@ -135,13 +135,16 @@ std::string to_string(const Result& r) {
   if (r.session != 0) return fmt::format("OK session 0x{:x}", r.session);
   if (!r.children.empty()) {
     std::string out = "OK [";
-    for (size_t i = 0; i < r.children.size(); ++i) {
-      if (i == 4) {
+    size_t shown = 0;
+    r.children.for_each([&](const std::string& name) {
+      if (shown == 4) {
         out += fmt::format(", ... {} in all", r.children.size());
-        break;
+        return false;
       }
-      out += (i == 0 ? "" : ", ") + r.children[i];
-    }
+      out += (shown == 0 ? "" : ", ") + name;
+      ++shown;
+      return true;
+    });
     return out + "]";
   }
   return "OK";
@@ -295,7 +298,7 @@ Result ZkState::read(const Op& op) const {
       return r;
     case OpType::get_children:
       if (n == nullptr) return Result{Code::no_node};
-      r.children.assign(n->children.begin(), n->children.end());
+      r.children = n->children;  // a snapshot: O(1), later changes leave it alone
       r.stat = n->stat;
       return r;
     default: throw std::logic_error(fmt::format("{} is not a read", to_string(op.type)));

@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "models/zookeeper/zk_children.h"
+
 namespace oversim::zookeeper {
 
 // zxid = epoch << 32 | counter, as ZooKeeper lays it out.
@@ -86,7 +88,7 @@ struct Result {
   std::string path;   // create: the name made (with the sequence number)
   std::string data;   // get_data
   Stat stat;          // get_data, exists, create (the new node's)
-  std::vector<std::string> children;  // get_children: child names, sorted
+  ChildSet children;  // get_children: a snapshot of the child names (see zk_children.h for the order)
   uint64_t session = 0;               // create_session: the new session's id
   bool ok() const { return code == Code::ok; }
 };
@@ -117,7 +119,7 @@ struct Applied {
 struct Znode {
   std::string data;
   Stat stat;
-  std::set<std::string> children;  // names
+  ChildSet children;  // names
 };
 
 class ZkState {

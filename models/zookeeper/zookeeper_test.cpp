@@ -4,8 +4,11 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "models/zookeeper/zk_ensemble.h"
 #include "models/zookeeper/zk_lock.h"
@@ -42,6 +45,44 @@ TEST(ZkState, SequentialNamesComeFromTheParentsCounterAndEphemeralsGoWithTheirSe
   EXPECT_EQ(s.apply(txn(7, id, Op::create("/locks/y", "", true, false))).result.code, Code::session_expired);
   EXPECT_EQ(sequence_of("_c_g-lock-0000000042"), 42);
   EXPECT_EQ(sequence_of("nope"), -1);
+}
+
+// ChildSet against the list it replaces: a name-ordered std::set, stable-sorted by sequence as
+// Curator sorts it. Snapshots taken along the way must not change when the set does.
+TEST(ChildSet, KeepsTheRecipesOrderAndEverySnapshotStaysAsItWasTaken) {
+  auto sorted = [](const std::set<std::string>& names) {
+    std::vector<std::string> v(names.begin(), names.end());
+    std::stable_sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) { return sequence_of(a) < sequence_of(b); });
+    return v;
+  };
+  ChildSet set;
+  std::set<std::string> model;
+  std::vector<std::pair<ChildSet, std::vector<std::string>>> snapshots;
+  uint64_t x = 12345;
+  for (int step = 0; step < 3000; ++step) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;  // a fixed LCG: the same names everywhere
+    const uint64_t r = x >> 33;
+    // Recipe names with a guid and a sequence, and now and then a name with none.
+    const std::string name = r % 17 == 0 ? fmt::format("plain-{}", r % 7) : fmt::format("_c_{}-lock-{:010d}", r % 13, (r / 13) % 400);
+    if (r % 3 == 0) {
+      EXPECT_EQ(set.erase(name), model.erase(name) == 1) << name;
+    } else {
+      EXPECT_EQ(set.insert(name), model.insert(name).second) << name;
+    }
+    ASSERT_EQ(set.size(), model.size());
+    if (step % 97 == 0) snapshots.emplace_back(set, sorted(model));
+    const std::vector<std::string> want = sorted(model);
+    const auto at = std::find(want.begin(), want.end(), name);
+    EXPECT_EQ(set.contains(name), at != want.end());
+    if (at != want.end()) {
+      EXPECT_EQ(set.below(name), at == want.begin() ? std::nullopt : std::optional<std::string>(*(at - 1))) << name;
+    }
+  }
+  EXPECT_EQ(set.names(), sorted(model));
+  ASSERT_GT(snapshots.size(), 20u);
+  for (const auto& [snap, names] : snapshots) EXPECT_EQ(snap.names(), names);
+  EXPECT_EQ(sequence_of("_c_g-lock-99999999999"), -1);  // 11 digits: not a recipe name
+  EXPECT_EQ(sequence_of("_c_g-lock-12a"), -1);
 }
 
 struct Sale {
