@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 #include <system_error>
@@ -249,16 +250,38 @@ std::vector<ReplicationEntry> RedisState::active_expire(Instant local_now) {
   std::vector<ReplicationEntry> log;
   if (role_ == Role::replica) return log;
   int64_t now_ms = to_ms(local_now);
-  for (auto it = keys_.begin(); it != keys_.end();) {
-    if (is_expired(it->second, now_ms)) {
-      std::string key = it->first;
-      it = keys_.erase(it);
-      append(Command::del(std::move(key)), log);
-    } else {
-      ++it;
-    }
+  // The expired keys are a prefix of `deadlines_` (is_expired: now > when); they are deleted in
+  // key order, as the scan of the whole key space this replaces did.
+  std::vector<std::string> expired;
+  for (auto it = deadlines_.begin(); it != deadlines_.end() && now_ms > it->first; ++it) {
+    expired.push_back(it->second);
+  }
+  std::sort(expired.begin(), expired.end());
+  for (std::string& key : expired) {
+    erase_key(key);
+    append(Command::del(std::move(key)), log);
   }
   return log;
+}
+
+void RedisState::put(const std::string& key, Entry entry) {
+  auto [it, inserted] = keys_.try_emplace(key);
+  if (!inserted && it->second.expires_at) deadlines_.erase({to_ms(*it->second.expires_at), key});
+  if (entry.expires_at) deadlines_.emplace(to_ms(*entry.expires_at), key);
+  it->second = std::move(entry);
+}
+
+void RedisState::erase_key(const std::string& key) {
+  auto it = keys_.find(key);
+  if (it == keys_.end()) return;
+  if (it->second.expires_at) deadlines_.erase({to_ms(*it->second.expires_at), key});
+  keys_.erase(it);
+}
+
+void RedisState::set_expiry(const std::string& key, Entry& entry, Instant at) {
+  if (entry.expires_at) deadlines_.erase({to_ms(*entry.expires_at), key});
+  entry.expires_at = at;
+  deadlines_.emplace(to_ms(at), key);
 }
 
 void RedisState::append(Command effect, std::vector<ReplicationEntry>& log) {
@@ -275,7 +298,7 @@ Entry* RedisState::lookup_for_write(const std::string& key, int64_t now_ms,
   if (is_expired(it->second, now_ms)) {
     // Like the primary's expireIfNeeded: delete, and tell replicas and the AOF with a DEL so they
     // drop the key at the same point in the stream.
-    keys_.erase(it);
+    erase_key(key);
     append(Command::del(key), log);
     return nullptr;
   }
@@ -310,7 +333,7 @@ Reply RedisState::execute(const Command& command, int64_t now_ms,
       return Reply::error("ERR increment or decrement would overflow");
     }
     if (entry == nullptr) {
-      keys_[key] = Entry{std::to_string(next), std::nullopt};
+      put(key, Entry{std::to_string(next), std::nullopt});
     } else {
       entry->value = std::to_string(next);  // INCR keeps the TTL
     }
@@ -323,10 +346,10 @@ Reply RedisState::execute(const Command& command, int64_t now_ms,
     if (at_ms <= now_ms) {
       // expire.c checkAlreadyExpired: an expiry not in the future deletes the key at once and is
       // propagated as a DEL, not as a PEXPIREAT the replica would have to judge.
-      keys_.erase(key);
+      erase_key(key);
       append(Command::del(key), log);
     } else {
-      entry.expires_at = from_ms(at_ms);
+      set_expiry(key, entry, from_ms(at_ms));
       append(Command::pexpireat(key, at_ms), log);
     }
   };
@@ -379,7 +402,7 @@ Reply RedisState::execute(const Command& command, int64_t now_ms,
             if (c.expiry == SetExpiry::keepttl && existing != nullptr) {
               expires_at = existing->expires_at;
             }
-            keys_[key] = Entry{c.value, expires_at};
+            put(key, Entry{c.value, expires_at});
 
             // Redis 7 propagates `SET key value PXAT when` without NX/XX: the condition was
             // decided here, and a replica must not judge it again against its own key space.
@@ -395,7 +418,7 @@ Reply RedisState::execute(const Command& command, int64_t now_ms,
           },
           [&](const Del&) -> Reply {
             if (lookup_for_write(key, now_ms, log) == nullptr) return Reply::integer(0);
-            keys_.erase(key);
+            erase_key(key);
             append(Command::del(key), log);
             return Reply::integer(1);
           },
@@ -423,7 +446,7 @@ Reply RedisState::execute(const Command& command, int64_t now_ms,
           [&](const DelIfEquals& c) -> Reply {
             const Entry* entry = lookup_for_write(key, now_ms, log);
             if (entry == nullptr || entry->value != c.token) return Reply::integer(0);
-            keys_.erase(key);
+            erase_key(key);
             append(Command::del(key), log);
             return Reply::integer(1);
           },
@@ -477,7 +500,7 @@ void RedisState::apply_effect(const Command& effect) {
     if (__builtin_add_overflow(current, delta, &next))
       fail("replicated overflow: " + to_string(effect));
     if (it == keys_.end()) {
-      keys_[key] = Entry{std::to_string(next), std::nullopt};
+      put(key, Entry{std::to_string(next), std::nullopt});
     } else {
       it->second.value = std::to_string(next);
     }
@@ -498,12 +521,12 @@ void RedisState::apply_effect(const Command& effect) {
                      case SetExpiry::ex:
                      case SetExpiry::px: fail("relative expiry replicated: " + to_string(effect));
                    }
-                   keys_[key] = Entry{c.value, expires_at};
+                   put(key, Entry{c.value, expires_at});
                  },
-                 [&](const Del&) { keys_.erase(key); },
+                 [&](const Del&) { erase_key(key); },
                  [&](const PExpireAt& c) {
                    auto it = keys_.find(key);
-                   if (it != keys_.end()) it->second.expires_at = from_ms(c.at_ms);
+                   if (it != keys_.end()) set_expiry(key, it->second, from_ms(c.at_ms));
                  },
                  [&](const Incr&) { add(1); },
                  [&](const IncrBy& c) { add(c.increment); },

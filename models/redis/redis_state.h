@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <variant>
@@ -266,7 +267,15 @@ class RedisState {
   void append(Command effect, std::vector<ReplicationEntry>& log);
   void apply_effect(const Command& effect);
 
+  // Every change to the key space goes through these three, which keep `deadlines_` in step.
+  void put(const std::string& key, Entry entry);
+  void erase_key(const std::string& key);
+  void set_expiry(const std::string& key, Entry& entry, Instant at);
+
   std::map<std::string, Entry> keys_;
+  // The keys with an expiry, by (expiry in ms, key): active expiry visits only the expired ones
+  // instead of the whole key space (a sale's idempotency keys and orders are most of it).
+  std::set<std::pair<int64_t, std::string>> deadlines_;
   Role role_ = Role::primary;
   uint64_t offset_ = 0;
 };

@@ -884,10 +884,18 @@ struct AdvanceToExpiry : ModelCommand {
 struct ActiveExpire : ModelCommand {
   void apply(Reference&) const override {}
   void run(const Reference& model, Cluster& sut) const override {
+    // Exactly the keys expired now, in key order, one DEL each.
+    std::vector<std::string> expired;
+    for (const auto& [key, entry] : sut.primary.entries()) {
+      if (entry.expires_at && to_ms(sut.now) > to_ms(*entry.expires_at)) expired.push_back(key);
+    }
+    std::vector<std::string> deleted;
     for (const ReplicationEntry& entry : sut.primary.active_expire(sut.now)) {
       RC_ASSERT(std::holds_alternative<Del>(entry.effect.op));
+      deleted.push_back(entry.effect.key());
       sut.replica.apply_replicated(entry);
     }
+    RC_ASSERT(deleted == expired);
     check_agreement(model, sut);
     for (const auto& [key, entry] : sut.primary.entries()) {
       RC_ASSERT(!(entry.expires_at && to_ms(sut.now) > to_ms(*entry.expires_at)));
