@@ -30,23 +30,35 @@ std::optional<LockNode> ZkLock::find_ours(Instant deadline, bool& looked) {
 
 std::optional<LockNode> ZkLock::acquire(Instant deadline) {
   sim::World& world = client_.app().world();
+  // Curator bounds each request by the client's own timeouts, not by the lock's wait: the wait
+  // is looked at only once a watch is set (LockInternals.internalLockLoop), so acquire(0) still
+  // creates its node and takes the lock when it is the lowest.
+  auto by = [&] { return world.now() + Duration::ms(client_.session_timeout_ms()); };
   std::optional<LockNode> ours;
   bool maybe_made = false;  // a create's answer was lost: it may yet commit
+  bool tried = false;
+  bool made_parent = false;
   while (!ours) {
-    if (world.now() >= deadline) return std::nullopt;
+    // Curator's retry policy bounds the retries of the create; here the lock's wait does.
+    if (tried && world.now() >= deadline) return std::nullopt;
+    tried = true;
     if (maybe_made) {
       // Curator's protected mode looks before every retry of the create, not only after the
       // first loss: a create logged before a leader change commits when the new leader does.
       bool looked = false;
-      ours = find_ours(deadline, looked);
+      ours = find_ours(by(), looked);
       if (ours) break;
       if (!looked) continue;  // could not list the children: look again
     }
-    Result r = call(Op::create(lock_path_ + "/" + prefix_, "", true, true), deadline);
+    Result r = call(Op::create(lock_path_ + "/" + prefix_, "", true, true), by());
     if (r.ok()) {
       ours = LockNode{r.path, r.stat.czxid, r.stat.ephemeral_owner};
     } else if (r.code == Code::no_node) {
-      call(Op::create(lock_path_, "", false, false), deadline);  // NODEEXISTS from a racing client is fine
+      call(Op::create(lock_path_, "", false, false), by());  // NODEEXISTS from a racing client is fine
+      // Curator makes the parent and then the node within the one attempt
+      // (creatingParentContainersIfNeeded): the first parent does not use up the first try.
+      if (!made_parent) tried = false;
+      made_parent = true;
     } else if (r.code == Code::connection_loss) {
       maybe_made = true;
     }
@@ -57,7 +69,7 @@ std::optional<LockNode> ZkLock::acquire(Instant deadline) {
     // Our node lives only as long as the session that made it.
     if (client_.session() != ours->session) return std::nullopt;
     std::shared_ptr<Watch> watch;
-    Result r = call(Op::get_children(lock_path_, herd_), deadline, herd_ ? &watch : nullptr);
+    Result r = call(Op::get_children(lock_path_, herd_), by(), herd_ ? &watch : nullptr);
     if (r.code == Code::session_expired) return std::nullopt;
     if (!r.ok()) {
       if (world.now() >= deadline) {
@@ -72,22 +84,19 @@ std::optional<LockNode> ZkLock::acquire(Instant deadline) {
     const std::optional<std::string> below = r.children.below(name);
     if (!below) return ours;
     if (!herd_) {
-      Result d = call(Op::get_data(lock_path_ + "/" + *below, true), deadline, &watch);
+      Result d = call(Op::get_data(lock_path_ + "/" + *below, true), by(), &watch);
       if (d.code == Code::no_node) continue;  // the predecessor went meanwhile: look again
-      if (!d.ok() || watch == nullptr) {
-        if (world.now() >= deadline) {
-          release(*ours);
-          return std::nullopt;
-        }
-        continue;
-      }
+      if (!d.ok()) watch = nullptr;
     }
-    if (watch == nullptr) continue;
-    if (!watch->fired.wait_until(deadline, "zk lock waits for its watch")) {
+    // The watch is set (or could not be): only now does the recipe ask whether it may wait.
+    if (world.now() >= deadline) {
       release(*ours);
       return std::nullopt;
     }
-    ++stats_.wakeups;
+    if (watch == nullptr) continue;
+    // A wait that runs out goes back to look once more (Curator's loop), and gives up above
+    // unless the node has become the lowest meanwhile.
+    if (watch->fired.wait_until(deadline, "zk lock waits for its watch")) ++stats_.wakeups;
   }
 }
 

@@ -7,10 +7,13 @@
 //      orphan that blocks the queue until its session ends, as in Curator);
 //   2. list the children (no watch) and sort them by sequence number; the lowest holds the lock
 //      (the answer comes sorted, zk_children.h, so the recipe looks its node up in it);
-//   3. otherwise getData with a watch on the next lower node and wait for the watch (or the
-//      deadline), then go back to 2. Only one waiter wakes per release: no herd.
-//   On the deadline it deletes its own node and gives up. Release deletes the node, and keeps
-//   trying in the background while the answer is lost (Curator's guaranteed delete).
+//   3. otherwise getData with a watch on the next lower node; past the deadline, delete our node
+//      and give up; else wait for the watch (or the deadline) and go back to 2. Only one waiter
+//      wakes per release: no herd.
+//   The deadline (the lock's wait) is looked at only there, as in internalLockLoop: each request
+//   is bounded by the client's timeouts, so acquire(0) still takes a free lock, and a wait that
+//   runs out looks once more before it gives up. Release deletes the node, and keeps trying in
+//   the background while the answer is lost (Curator's guaranteed delete).
 // `herd = true` is the naive recipe the ZooKeeper page warns about: every waiter lists the
 // children with a watch on the parent, so every change wakes every waiter and each one lists the
 // children again: O(N^2) requests for N waiters instead of O(N).
@@ -43,7 +46,7 @@ class ZkLock {
  public:
   ZkLock(ZkClient& client, std::string lock_path, std::string guid, bool herd = false);
 
-  // Curator's acquire(time): the node once it is the lowest, or nullopt at `deadline` (its node
+  // Curator's acquire(time): the node once it is the lowest, or nullopt past `deadline` (its node
   // deleted) or when the session it made the node with is gone.
   std::optional<LockNode> acquire(Instant deadline);
   // Delete our node; with the answer lost, retry in the background until the node or its session
