@@ -168,5 +168,32 @@ TEST(ZooKeeperStories, TheHerdListsTheChildrenQuadraticallyOftenAndTheRecipeLine
   EXPECT_GT(h40.get_children, 3 * h20.get_children);
 }
 
+// Curator's acquire(0) still creates its node and lists the children: a free lock is taken, and
+// only a buyer who would have to wait gives up (its node deleted at once, so it blocks nobody).
+// The model once gave up before creating the node, and a lone buyer never bought.
+// oversim run --variant zk_lock_conditional --seed 1 --buyers 1 --stock 1 --lock-wait 0
+TEST(ZooKeeperStories, NoWaitTakesAFreeLockAndGivesUpOnlyWhenItWouldWait) {
+  for (const char* design : {"zk_lock_conditional", "zk_lock_fenced", "zk_herd_lock"}) {
+    SCOPED_TRACE(design);
+    Scenario alone = sale(design, "");
+    alone.workload.buyers = 1;
+    alone.workload.lock_wait = sim::Duration::zero();
+    const RunResult one = properties::run_checked(alone);
+    EXPECT_EQ(one.orders, 1);
+    EXPECT_EQ(counter(one, "lock.gave-up"), 0);
+
+    // Two buyers at once, a 300ms call, one click each: one buys, the other is told busy.
+    Scenario both = alone;
+    both.workload.buyers = 2;
+    both.workload.patience = sim::Duration::zero();
+    both.workload.remote_call = 300_ms;
+    both.workload.remote_call_high = 300_ms;
+    const RunResult two = properties::run_checked(both);
+    EXPECT_EQ(two.orders, 1);
+    EXPECT_EQ(counter(two, "lock.gave-up"), 1);
+    EXPECT_FALSE(two.result("lock_mutual_exclusion").violated);
+  }
+}
+
 }  // namespace
 }  // namespace oversim
