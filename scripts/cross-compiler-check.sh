@@ -3,12 +3,12 @@
 # 200 seeds with two builds of oversim (g++ and clang++ in CI) and diffs one fingerprint line per
 # run (design, profile, seed, run hash, violated properties, fault plan). Any difference fails
 # and is printed.
-#   scripts/cross-compiler-check.sh build/oversim build-clang/oversim [seeds, default 1..150]
+#   scripts/cross-compiler-check.sh build/oversim build-clang/oversim [seeds, default 1..100]
 # then the same for 20 seeds of runs that draw a log-normal call, Zipf SKUs and ramp arrivals.
 set -euo pipefail
 a="$1"
 b="$2"
-seeds="${3:-1..150}"
+seeds="${3:-1..100}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "cross-compiler check: $a vs $b, every design x every profile x seeds $seeds"

@@ -3,7 +3,7 @@
 # check that they agree and fuzz briefly:
 #   1. Release with g++ (./build)
 #   2. Release with clang++ (./build-clang)
-#   3. every design x every profile that applies x 150 seeds (32,250 runs) hashed by both builds and
+#   3. every design x every profile that applies x 100 seeds (22,900 runs) hashed by both builds and
 #      diffed (same seed, same run, whatever the compiler)
 #   4. ASan+UBSan with clang++ (./build-asan), which also builds the libFuzzer targets; its ctest
 #      leaves out the verdict table's failover, partition and clock-drift rows (long, widened
@@ -17,6 +17,6 @@ cd "$(dirname "$0")/.."
 ./scripts/reset-stale-cache.sh build build-clang build-asan
 cmake --workflow --preset release
 cmake --workflow --preset clang
-./scripts/cross-compiler-check.sh build/oversim build-clang/oversim 1..150
+./scripts/cross-compiler-check.sh build/oversim build-clang/oversim 1..100
 cmake --workflow --preset asan
 ./scripts/fuzz.sh "${OVERSIM_FUZZ_SECONDS:-60}" build-asan
