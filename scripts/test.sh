@@ -7,7 +7,8 @@
 #      diffed (same seed, same run, whatever the compiler)
 #   4. ASan+UBSan with clang++ (./build-asan), which also builds the libFuzzer targets; its ctest
 #      leaves out the verdict table's failover, partition and clock-drift rows (long, widened
-#      sales: 60% of the table's time under ASan) and its ZooKeeper rows, which the two Release
+#      sales: 60% of the table's time under ASan), its retries rows (the next longest) and its
+#      ZooKeeper rows, which the two Release
 #      builds run, and whose code paths the golden, fast-path and ZooKeeper story tests still run
 #      under ASan for every design and profile
 #   5. each fuzz target for OVERSIM_FUZZ_SECONDS (default 60) from the checked-in corpus
