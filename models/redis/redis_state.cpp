@@ -273,8 +273,11 @@ void RedisState::put(const std::string& key, Entry entry) {
 
 void RedisState::erase_key(const std::string& key) {
   auto it = keys_.find(key);
-  if (it == keys_.end()) return;
-  if (it->second.expires_at) deadlines_.erase({to_ms(*it->second.expires_at), key});
+  if (it != keys_.end()) erase_entry(it);
+}
+
+void RedisState::erase_entry(std::map<std::string, Entry>::iterator it) {
+  if (it->second.expires_at) deadlines_.erase({to_ms(*it->second.expires_at), it->first});
   keys_.erase(it);
 }
 
@@ -298,7 +301,7 @@ Entry* RedisState::lookup_for_write(const std::string& key, int64_t now_ms,
   if (is_expired(it->second, now_ms)) {
     // Like the primary's expireIfNeeded: delete, and tell replicas and the AOF with a DEL so they
     // drop the key at the same point in the stream.
-    erase_key(key);
+    erase_entry(it);
     append(Command::del(key), log);
     return nullptr;
   }

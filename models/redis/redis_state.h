@@ -267,9 +267,10 @@ class RedisState {
   void append(Command effect, std::vector<ReplicationEntry>& log);
   void apply_effect(const Command& effect);
 
-  // Every change to the key space goes through these three, which keep `deadlines_` in step.
+  // Every change to the key space goes through these, which keep `deadlines_` in step.
   void put(const std::string& key, Entry entry);
   void erase_key(const std::string& key);
+  void erase_entry(std::map<std::string, Entry>::iterator it);
   void set_expiry(const std::string& key, Entry& entry, Instant at);
 
   std::map<std::string, Entry> keys_;
