@@ -126,6 +126,20 @@ const std::vector<Setting>& settings() {
                            redis_client_timeout, Duration::ms(1), kHour),
       OVERSIM_SPAN_SETTING("--sentinel-down-after", "Sentinel down-after-milliseconds: the primary is failed over after this long unheard, 1ms..1h",
                            "sentinel down-after", sentinel_down_after, Duration::ms(1), kHour),
+      OVERSIM_INT_SETTING("--sentinels", "Sentinels watching the Redis primary, 1..7 (one per box: sentinel-1 shares the primary's side of a partition); "
+                          "a failover needs the votes of a majority of them",
+                          "sentinels", sentinels, 1, kMaxSentinels),
+      Setting{"--sentinel-quorum", "Sentinel's quorum: how many sentinels must see the primary down before a failover starts, 1..7, or majority "
+              "(the default)", "sentinel quorum",
+              [](const Workload& w) { return w.sentinel_quorum == 0 ? std::string("majority") : std::to_string(w.sentinel_quorum); },
+              [](Workload& w, const std::string& t) -> std::optional<std::string> {
+                if (t == "majority") {
+                  w.sentinel_quorum = 0;
+                  return std::nullopt;
+                }
+                if (auto error = parse_int(t, 1, kMaxSentinels, w.sentinel_quorum)) return *error + ", or majority";
+                return std::nullopt;
+              }},
       // Clients of the lock and of the database.
       OVERSIM_SPAN_SETTING("--lock-retry", "tryLock polls the lock this often while it waits, 1us..1h", "lock poll", lock_retry, Duration::us(1), kHour),
       // Link classes (the --latency model everywhere else).

@@ -24,7 +24,7 @@ struct Setting {
 };
 
 // The rows, in the order --help lists them; exactly kSettingCount of them.
-inline constexpr size_t kSettingCount = 18;
+inline constexpr size_t kSettingCount = 20;
 const std::vector<Setting>& settings();
 const Setting* find_setting(const std::string& flag);
 

@@ -44,6 +44,7 @@ const char* to_string(Isolation i);
 inline constexpr int kMaxRedLockMasters = 9;
 inline constexpr int kMaxZkServers = 9;
 inline constexpr int kMaxRedisReplicas = 4;
+inline constexpr int kMaxSentinels = 7;
 
 struct Workload {
   int buyers = 20;             // distinct users, one purchase attempt each (plus clicks/retries)
@@ -103,6 +104,8 @@ struct Workload {
   Duration redis_min_replicas_max_lag = Duration::s(10);  // min-replicas-max-lag
   Duration redis_client_timeout = Duration::ms(50);       // the Redis client's per-command timeout
   Duration sentinel_down_after = Duration::s(1);          // Sentinel down-after-milliseconds
+  int sentinels = 1;                              // Sentinels watching them (1..kMaxSentinels)
+  int sentinel_quorum = 0;                        // Sentinel's quorum; 0: a majority of them
   // One-way latency of each message between an app node and the database, and between an app
   // node and the lock service's nodes (Redis and its Sentinel, the RedLock masters, the
   // ZooKeeper ensemble), in place of the --latency model on those links; nullopt: --latency.

@@ -1,7 +1,8 @@
 // The client stub an application fiber uses: one blocking call per command, with a timeout.
 //
 // Two modes. Fixed: always the same server (a standalone Redis, or one RedLock instance).
-// Sentinel: asks the sentinel for the primary when it has none cached, and forgets the cached
+// Sentinel: asks the sentinels, in order, for the primary when it has none cached (the first that
+// answers wins and moves to the front, as redis-py's Sentinel client does), and forgets the cached
 // primary after a timeout or a READONLY error so that the next call rediscovers it. The command
 // itself is never retried: the caller sees every outcome, because a retried SET NX or DECRBY
 // after an ambiguous timeout is exactly the kind of duplicate the designs must survive.
@@ -9,6 +10,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "models/redis/redis_state.h"
 #include "sim/network.h"
@@ -21,10 +23,11 @@ class RedisClient {
  public:
   static RedisClient fixed(sim::Node& app, sim::Node& server, Duration timeout = Duration::ms(50));
   static RedisClient via_sentinel(sim::Node& app, sim::Node& sentinel, Duration timeout = Duration::ms(50));
+  static RedisClient via_sentinels(sim::Node& app, std::vector<sim::Node*> sentinels, Duration timeout = Duration::ms(50));
 
   // Blocks the calling fiber (which must run on `app`) for at most `timeout` in total,
-  // discovery included. timed_out is ambiguous: the command may have been applied. When the
-  // sentinel cannot be reached the command was never sent, but the result is timed_out too.
+  // discovery included. timed_out is ambiguous: the command may have been applied. When no
+  // sentinel can be reached the command was never sent, but the result is timed_out too.
   sim::RpcResult<Reply> call(const Command& command);
 
   // The server the next call goes to; "" when a sentinel client has no primary cached.
@@ -32,12 +35,12 @@ class RedisClient {
   Duration timeout() const { return timeout_; }
 
  private:
-  RedisClient(sim::Node& app, sim::Node* sentinel, std::string server, Duration timeout)
-      : app_(&app), sentinel_(sentinel), server_(std::move(server)), timeout_(timeout) {}
+  RedisClient(sim::Node& app, std::vector<sim::Node*> sentinels, std::string server, Duration timeout)
+      : app_(&app), sentinels_(std::move(sentinels)), server_(std::move(server)), timeout_(timeout) {}
   bool discover(Instant deadline);
 
   sim::Node* app_;
-  sim::Node* sentinel_;  // nullptr: fixed mode
+  std::vector<sim::Node*> sentinels_;  // empty: fixed mode
   std::string server_;
   Duration timeout_;
 };

@@ -19,7 +19,13 @@ ServerOptions RedisConfig::server_options() const {
 std::vector<std::string> RedisDeployment::node_names(const RedisConfig& config) {
   std::vector<std::string> names;
   for (uint32_t i = 1; i <= config.servers; ++i) names.push_back(fmt::format("redis-{}", i));
-  if (config.servers > 1) names.push_back("sentinel");
+  if (config.servers > 1) {
+    if (config.sentinels <= 1) {
+      names.push_back("sentinel");
+    } else {
+      for (uint32_t i = 1; i <= config.sentinels; ++i) names.push_back(fmt::format("sentinel-{}", i));
+    }
+  }
   return names;
 }
 
@@ -32,10 +38,28 @@ RedisDeployment::RedisDeployment(sim::World& world, RedisConfig config) : world_
     servers_.push_back(std::make_unique<RedisServer>(world_, node, config_.server_options(), i == 1 ? "" : names.front()));
   }
   if (config_.servers > 1) {
-    sim::Node& node = world_.add_node(all.back());
-    sentinel_ = std::make_unique<Sentinel>(world_, node, names, names.front(),
-                                           SentinelOptions{config_.sentinel_period, config_.down_after});
+    const std::vector<std::string> group(all.begin() + config_.servers, all.end());
+    SentinelOptions options;
+    options.period = config_.sentinel_period;
+    options.down_after = config_.down_after;
+    options.sentinels = static_cast<uint32_t>(group.size());
+    options.quorum = config_.quorum == 0 ? options.sentinels / 2 + 1 : config_.quorum;
+    for (const std::string& name : group) {
+      std::vector<std::string> peers;
+      for (const std::string& other : group) {
+        if (other != name) peers.push_back(other);
+      }
+      sentinels_.push_back(std::make_unique<Sentinel>(world_, world_.add_node(name), names, names.front(), std::move(peers), options));
+    }
   }
+}
+
+const Sentinel* RedisDeployment::newest_sentinel() const {
+  const Sentinel* newest = nullptr;
+  for (const auto& s : sentinels_) {
+    if (newest == nullptr || s->epoch() > newest->epoch()) newest = s.get();
+  }
+  return newest;
 }
 
 RedisServer& RedisDeployment::server(const std::string& name) {
@@ -46,7 +70,8 @@ RedisServer& RedisDeployment::server(const std::string& name) {
 }
 
 std::string RedisDeployment::primary_name() const {
-  return sentinel_ ? sentinel_->current_primary() : servers_.front()->name();
+  const Sentinel* s = newest_sentinel();
+  return s != nullptr ? s->current_primary() : servers_.front()->name();
 }
 
 std::vector<std::string> RedisDeployment::acting_primaries() const {
@@ -58,7 +83,11 @@ std::vector<std::string> RedisDeployment::acting_primaries() const {
 }
 
 RedisClient RedisDeployment::client(sim::Node& app) const {
-  if (sentinel_) return RedisClient::via_sentinel(app, sentinel_->node(), config_.client_timeout);
+  if (!sentinels_.empty()) {
+    std::vector<sim::Node*> nodes;
+    for (const auto& s : sentinels_) nodes.push_back(&s->node());
+    return RedisClient::via_sentinels(app, std::move(nodes), config_.client_timeout);
+  }
   return RedisClient::fixed(app, servers_.front()->node(), config_.client_timeout);
 }
 

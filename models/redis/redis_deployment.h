@@ -1,5 +1,6 @@
 // A Redis deployment in one line: nodes redis-1..redis-N, redis-1 the initial primary and the
-// others its replicas, plus a node "sentinel" when N > 1. Defaults describe a LAN deployment;
+// others its replicas, plus, when N > 1, one Sentinel on node "sentinel" or a group of them on
+// "sentinel-1".."sentinel-S". Defaults describe a LAN deployment;
 // docs/models-redis.md justifies each one. Build it after the World and destroy it after run().
 #pragma once
 
@@ -27,6 +28,8 @@ struct RedisConfig {
   Duration down_after = Duration::s(1);
   Duration sentinel_period = Duration::ms(100);
   Duration client_timeout = Duration::ms(50);
+  uint32_t sentinels = 1;                        // when servers > 1
+  uint32_t quorum = 0;                           // 0: a majority of the sentinels
 
   ServerOptions server_options() const;
 };
@@ -43,20 +46,22 @@ class RedisDeployment {
   RedisServer& server(size_t index) { return *servers_.at(index); }  // 0 is redis-1
   const RedisServer& server(size_t index) const { return *servers_.at(index); }
   const RedisState& state(const std::string& name) { return server(name).state(); }
-  Sentinel* sentinel() { return sentinel_.get(); }
-  const Sentinel* sentinel() const { return sentinel_.get(); }
-  // The sentinel's view (redis-1 when standalone).
+  const std::vector<std::unique_ptr<Sentinel>>& sentinels() const { return sentinels_; }
+  // The sentinel whose configuration is the newest (the highest epoch; ties: the first), or
+  // nullptr when standalone.
+  const Sentinel* newest_sentinel() const;
+  // That sentinel's view (redis-1 when standalone).
   std::string primary_name() const;
   // Every server that is up and believes it is a primary: more than one is split brain.
   std::vector<std::string> acting_primaries() const;
-  // A client for a fiber on `app`: via the sentinel when there is one, else fixed to redis-1.
+  // A client for a fiber on `app`: via the sentinels when there are any, else fixed to redis-1.
   RedisClient client(sim::Node& app) const;
 
  private:
   sim::World& world_;
   RedisConfig config_;
   std::vector<std::unique_ptr<RedisServer>> servers_;
-  std::unique_ptr<Sentinel> sentinel_;
+  std::vector<std::unique_ptr<Sentinel>> sentinels_;
 };
 
 }  // namespace oversim::redis

@@ -26,6 +26,8 @@ redis::RedisConfig RedisService::config(const Workload& w) {
   rc.min_replicas_max_lag = w.redis_min_replicas_max_lag;
   rc.client_timeout = w.redis_client_timeout;
   rc.down_after = w.sentinel_down_after;
+  rc.sentinels = static_cast<uint32_t>(std::clamp(w.sentinels, 1, kMaxSentinels));
+  rc.quorum = static_cast<uint32_t>(std::clamp(w.sentinel_quorum, 0, kMaxSentinels));
   return rc;
 }
 
@@ -45,32 +47,55 @@ void RedisService::removals(std::vector<LockRemoval>& out) const {
 }
 
 std::optional<std::string> RedisService::takeover() const {
-  const redis::Sentinel* sentinel = deployment_.sentinel();
-  if (sentinel == nullptr || sentinel->epoch() == 0) return std::nullopt;
-  return fmt::format("Sentinel promoted a replica {} time(s); {} is the primary", sentinel->epoch(), sentinel->current_primary());
+  uint64_t promotions = 0;
+  for (const auto& s : deployment_.sentinels()) promotions += s->promotions();
+  if (promotions == 0) return std::nullopt;
+  return fmt::format("Sentinel promoted a replica {} time(s); {} is the primary", promotions, deployment_.primary_name());
 }
 
 ServiceKind RedisService::kind_entry() {
   return ServiceKind{
-      "redis", "a Redis primary (redis-1) with a replica (redis-2; --redis-replicas) and a Sentinel (sentinel)",
+      "redis", "a Redis primary (redis-1) with a replica (redis-2; --redis-replicas) and a Sentinel (sentinel; sentinel-1..N with --sentinels N)",
       [](const Workload& w) { return redis::RedisDeployment::node_names(config(w)); },
       [](const Workload& w) {
         Roles r;
         r.service = "redis";
         r.lock_nodes = redis::RedisDeployment::node_names(config(w));
         r.lock_node = "redis-1";
-        // The replicas and the Sentinel; a standalone Redis has no far side and no failover.
-        r.far_side.assign(r.lock_nodes.begin() + 1, r.lock_nodes.end());
+        // The replicas and the Sentinels; a standalone Redis has no far side and no failover. A
+        // group of sentinels runs one per box, as Sentinel's documented setups do: sentinel-1
+        // stays on the primary's side, so a failover needs a majority among the others.
         r.holder_side = {"redis-1"};
+        if (w.sentinels > 1 && r.lock_nodes.size() > 1) r.holder_side.push_back("sentinel-1");
+        for (const std::string& n : r.lock_nodes) {
+          if (std::find(r.holder_side.begin(), r.holder_side.end(), n) == r.holder_side.end()) r.far_side.push_back(n);
+        }
         r.replicated = r.lock_nodes.size() > 1;
         if (r.replicated) {
           // down-after-milliseconds, then the next of Sentinel's 100ms checks promotes.
           r.takeover_time = w.sentinel_down_after + Duration::ms(100);
+          // A group first agrees: a period to see the others' "down" (ODOWN), up to 100ms of
+          // desync, a period for their votes, the next decision.
+          if (w.sentinels > 1) r.takeover_time += Duration::ms(400);
           r.takeover = fmt::format("Sentinel's failover (about {:g}s)", static_cast<double>(r.takeover_time.count_ns()) / 1e9);
         }
         return r;
       },
-      [](sim::World& world, const Workload& w) -> std::unique_ptr<Service> { return std::make_unique<RedisService>(world, w); }};
+      [](sim::World& world, const Workload& w) -> std::unique_ptr<Service> { return std::make_unique<RedisService>(world, w); },
+      [](const Workload& w) -> std::optional<std::string> {
+        if (w.redis_min_replicas > w.redis_replicas) {
+          return fmt::format("--min-replicas {} with {} Redis replica(s): the primary would refuse every write (min-replicas-to-write counts "
+                             "connected replicas)",
+                             w.redis_min_replicas, w.redis_replicas);
+        }
+        if (w.sentinels > 1 && w.redis_replicas == 0) {
+          return fmt::format("--sentinels {} with --redis-replicas 0: a standalone Redis has no Sentinel", w.sentinels);
+        }
+        if (w.sentinel_quorum > w.sentinels) {
+          return fmt::format("--sentinel-quorum {} with {} sentinel(s): no failover could ever start", w.sentinel_quorum, w.sentinels);
+        }
+        return std::nullopt;
+      }};
 }
 
 }  // namespace oversim::protocols
