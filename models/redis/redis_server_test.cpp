@@ -394,6 +394,109 @@ TEST(RedisServer, EveryCommandIsTracedWithItsReply) {
                                         {"cmd", "SET lock:stock:sku1 tok-1 NX PX 3000"}, {"reply", "OK"}, {"from", "app"}}));
 }
 
+// ---- A group of sentinels (SentinelOptions: quorum, majority votes, hellos)
+
+RedisConfig grouped(uint32_t sentinels, uint32_t quorum = 0) {
+  RedisConfig c = replicated();
+  c.sentinels = sentinels;
+  c.quorum = quorum;
+  return c;
+}
+
+std::vector<std::string> events_of(const sim::World& w, const std::string& kind) {
+  std::vector<std::string> out;
+  for (const auto& e : w.trace_log().events()) {
+    if (e.kind == kind) out.push_back(e.node);
+  }
+  return out;
+}
+
+// The primary crashes: the three sentinels agree it is down, elect one leader in epoch 1, which
+// promotes a replica; the other two learn the new primary from its hellos.
+TEST(RedisSentinelGroup, ThreeSentinelsElectOneLeaderAndAllNameTheNewPrimary) {
+  Cluster f(grouped(3));
+  sim::FaultPlan::parse("at 100ms crash redis-1").apply(f.w);
+  f.w.spawn(&f.app, "buyer", [&] { sim::sleep_until(f.at(4_s)); });
+  f.run();
+  ASSERT_EQ(f.failovers().size(), 1u);
+  ASSERT_EQ(events_of(f.w, "elected-leader").size(), 1u);
+  EXPECT_EQ(events_of(f.w, "elected-leader"), events_of(f.w, "failover"));  // the leader promoted
+  EXPECT_EQ(events_of(f.w, "odown").size(), 3u);  // each saw the quorum of 2
+  EXPECT_EQ(events_of(f.w, "sentinel-config-update").size(), 2u);
+  const std::string promoted = f.redis.primary_name();
+  EXPECT_NE(promoted, "redis-1");
+  ASSERT_EQ(f.redis.sentinels().size(), 3u);
+  for (const auto& s : f.redis.sentinels()) {
+    EXPECT_EQ(s->current_primary(), promoted) << s->node().name();
+    EXPECT_EQ(s->epoch(), 1u) << s->node().name();
+  }
+  EXPECT_EQ(f.redis.acting_primaries(), std::vector<std::string>{promoted});
+}
+
+// Quorum 1 lets a lone sentinel call the primary down, but not fail it over: cut off with one
+// replica, sentinel-3 sees the primary down (ODOWN with quorum 1), asks for votes, gets only its
+// own (2 of 3 needed) and gives up. Sentinel's documentation: "the failover requires authorization
+// by a majority of Sentinels". The same cut with quorum 1 and a single sentinel fails over.
+TEST(RedisSentinelGroup, ASentinelInTheMinorityCannotFailOverEvenWithQuorumOne) {
+  {
+    Cluster f(grouped(3, 1));
+    sim::FaultPlan::parse("at 100ms partition redis-1,redis-2,sentinel-1,sentinel-2,app | redis-3,sentinel-3; at 3s heal").apply(f.w);
+    f.w.spawn(&f.app, "buyer", [&] { sim::sleep_until(f.at(4_s)); });
+    f.run();
+    EXPECT_TRUE(f.failovers().empty());
+    EXPECT_EQ(events_of(f.w, "odown"), std::vector<std::string>{"sentinel-3"});
+    EXPECT_FALSE(events_of(f.w, "failover-abort").empty());
+    EXPECT_EQ(f.redis.acting_primaries(), std::vector<std::string>{"redis-1"});
+  }
+  Cluster lone(replicated());
+  sim::FaultPlan::parse("at 100ms partition redis-1,redis-2,app | redis-3,sentinel; at 3s heal").apply(lone.w);
+  lone.w.spawn(&lone.app, "buyer", [&] { sim::sleep_until(lone.at(4_s)); });
+  lone.run();
+  EXPECT_EQ(lone.failovers().size(), 1u);
+}
+
+// A client asks the sentinels in order: with sentinel-1 down it spends its share of the timeout
+// there and finds the primary through sentinel-2.
+TEST(RedisSentinelGroup, AClientAsksTheNextSentinelWhenTheFirstIsDown) {
+  RedisConfig c = grouped(3);
+  c.client_timeout = 30_ms;
+  Cluster f(c);
+  sim::FaultPlan::parse("at 0 crash sentinel-1").apply(f.w);
+  Reply set = kUnset;
+  std::string server;
+  f.w.spawn(&f.app, "buyer", [&] {
+    sim::sleep_until(f.at(1_ms));
+    RedisClient client = f.redis.client(f.app);
+    set = value(client.call(Command::set("stock:sku1", "10")));
+    server = client.server();
+  });
+  f.run();
+  EXPECT_EQ(set, Reply::ok());
+  EXPECT_EQ(server, "redis-1");
+}
+
+// After a partition heals, the old primary's sentinel still names it (epoch 0) while the others
+// promoted redis-2 in epoch 1. It does not turn redis-2 back into a replica: it waits for hellos
+// first (Sentinel waits four hello periods before forcing its view), learns epoch 1, and the old
+// primary is converted instead.
+TEST(RedisSentinelGroup, AStaleSentinelLearnsTheNewerConfigurationInsteadOfUndoingAFailover) {
+  Cluster f(grouped(3));
+  sim::FaultPlan::parse("at 100ms partition redis-1,sentinel-1 | redis-2,redis-3,sentinel-2,sentinel-3,app; at 2500ms heal").apply(f.w);
+  f.w.spawn(&f.app, "buyer", [&] { sim::sleep_until(f.at(5_s)); });
+  f.run();
+  ASSERT_EQ(f.failovers().size(), 1u);
+  const std::string promoted = f.redis.primary_name();
+  EXPECT_NE(promoted, "redis-1");
+  for (const auto& s : f.redis.sentinels()) EXPECT_EQ(s->current_primary(), promoted) << s->node().name();
+  for (const auto& e : f.w.trace_log().events()) {
+    if (e.kind == "sentinel-reconfigure") {
+      EXPECT_NE(e.fields.back().value, "redis-1") << "a sentinel pointed a server back at redis-1";
+    }
+  }
+  EXPECT_EQ(f.redis.acting_primaries(), std::vector<std::string>{promoted});
+  EXPECT_EQ(f.redis.server("redis-1").role(), Role::replica);
+}
+
 // The split-brain story on the kernel's random LAN latency: the same seed gives the same run.
 uint64_t split_brain_hash(uint64_t seed) {
   Cluster f(replicated(), seed, /*exact_latency=*/false);
