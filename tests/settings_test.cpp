@@ -136,6 +136,68 @@ TEST(SettingStories, MinReplicasStopsTheLockWhenTheReplicaIsGone) {
   EXPECT_FALSE(guarded.result("no_oversell").violated);
 }
 
+// oversim run --variant redis_lock_read_modify_write --seed 1 --faults 'on after_acquire partition
+//   redis-1,sentinel-1,here | redis-2,sentinel-2,sentinel-3; on after_acquire after 3s heal'
+//   --remote-call 1900ms --lock-ttl 6200ms --lock-wait 10400ms --gateway-timeout 15400ms --sentinels 3
+// and the same cut with --sentinels 2 --sentinel-quorum 1 (far side redis-2,sentinel-2).
+// Sentinel's documentation warns against two sentinels: a failover needs the votes of a majority
+// of them, so the one cut off with the replica sees the primary down (quorum 1), asks for votes,
+// gets its own and gives up: no failover, no second lock. Three sentinels, one per box, have a
+// majority behind the cut: they promote the replica while the holder still works on the old
+// primary, and after the heal the old primary keeps taking writes until it is converted.
+TEST(SettingStories, ThreeSentinelsFailOverBehindAPartitionAndTwoCannot) {
+  auto cut = [](int sentinels, int quorum, const char* far) {
+    Scenario s = sale("redis_lock_read_modify_write", 20, 5);
+    s.faults = sim::FaultPlan::parse(fmt::format("on after_acquire partition redis-1,sentinel-1,here | redis-2,{}; on after_acquire after 3s heal", far));
+    s.workload.remote_call = 1900_ms;
+    s.workload.lock_ttl = 6200_ms;
+    s.workload.lock_wait = 10400_ms;
+    s.workload.gateway_timeout = 15400_ms;
+    s.workload.sentinels = sentinels;
+    s.workload.sentinel_quorum = quorum;
+    return properties::run_checked(s);
+  };
+  const RunResult three = cut(3, 0, "sentinel-2,sentinel-3");
+  EXPECT_TRUE(three.result("failover_happened").reached);
+  EXPECT_TRUE(three.result("lock_mutual_exclusion").violated);
+  EXPECT_TRUE(three.result("no_oversell").violated);
+
+  const RunResult two = cut(2, 1, "sentinel-2");
+  EXPECT_FALSE(two.result("failover_happened").reached);
+  EXPECT_FALSE(two.result("lock_mutual_exclusion").violated);
+  EXPECT_FALSE(two.result("no_oversell").violated);
+  EXPECT_EQ(two.orders, 5);  // sold out: the cut did not just stop the sale
+  bool tried = false, gave_up = false;
+  for (const sim::TraceEvent& e : two.events) {
+    tried |= e.kind == "try-failover" && e.node == "sentinel-2";
+    gave_up |= e.kind == "failover-abort" && e.node == "sentinel-2";
+  }
+  EXPECT_TRUE(tried) << "sentinel-2 never saw the primary down: the story tested nothing";
+  EXPECT_TRUE(gave_up);
+}
+
+// A Redis configuration that could never work is refused before the run, naming both values.
+TEST(SettingStories, ImpossibleRedisSettingsAreRefused) {
+  auto problem = [](auto set) {
+    Scenario s = sale("redis_lock_conditional", 2, 1);
+    set(s.workload);
+    return protocols::scenario_problem(s, *protocols::find_design("redis_lock_conditional")).value_or("none");
+  };
+  EXPECT_EQ(problem([](protocols::Workload&) {}), "none");
+  EXPECT_EQ(problem([](protocols::Workload& w) { w.redis_min_replicas = 2; }),
+            "--min-replicas 2 with 1 Redis replica(s): the primary would refuse every write (min-replicas-to-write counts connected replicas)");
+  EXPECT_EQ(problem([](protocols::Workload& w) {
+              w.redis_replicas = 0;
+              w.sentinels = 3;
+            }),
+            "--sentinels 3 with --redis-replicas 0: a standalone Redis has no Sentinel");
+  EXPECT_EQ(problem([](protocols::Workload& w) {
+              w.sentinels = 2;
+              w.sentinel_quorum = 3;
+            }),
+            "--sentinel-quorum 3 with 2 sentinel(s): no failover could ever start");
+}
+
 // Every setting reads back what it was given, and the reproduce line carries it.
 // oversim run --variant db_for_update --buyers 20 --stock 20 --apps 1 --remote-call 50ms --gateway-timeout 5s --pool-size 2 --pool-timeout 200ms
 // The small pool again, with buyers who click again after "busy" (the default --patience 30s):
