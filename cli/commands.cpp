@@ -13,6 +13,7 @@
 #include <chrono>
 #include <fstream>
 #include <functional>
+#include <map>
 
 #include <nlohmann/json.hpp>
 #include "sim/determinism.h"
@@ -180,6 +181,37 @@ std::string describe_workload(const protocols::Workload& w) {
                      w.redlock_masters != protocols::Workload{}.redlock_masters ? fmt::format(", {} RedLock masters", w.redlock_masters) : "",
                      w.zk_servers != protocols::Workload{}.zk_servers ? fmt::format(", {} ZooKeeper servers", w.zk_servers) : "") +
          (protocols::describe_settings(w).empty() ? "" : ", " + protocols::describe_settings(w));
+}
+
+// Designs among `variants` whose requirement contradicts a flag the user typed (db_decrement_mysql57
+// requires --check-constraint off; the user typed on), each with the words a row prints. Beside
+// other designs such a design becomes a row that says why it did not run; when every design is
+// one of them, the contradiction is the command's error (exit 2), as for a single design.
+std::map<std::string, std::string> refused_designs(const std::vector<std::string>& variants, const WorkloadFlags& flags) {
+  std::map<std::string, std::string> refused;
+  std::string first_problem;
+  for (const std::string& v : variants) {
+    const protocols::Design& d = design_flag(v);
+    auto problem = protocols::apply_requirements(to_workload(flags), d.requirements, flags.typed, d.name).problem;
+    if (!problem) continue;
+    if (first_problem.empty()) first_problem = *problem;
+    for (const protocols::Requirement& q : d.requirements) {
+      if (std::find(flags.typed.begin(), flags.typed.end(), q.flag) == flags.typed.end()) continue;
+      refused[v] = fmt::format("requires {} {} ({}); {} {} was typed", q.flag, q.value, q.why, q.flag, protocols::find_setting(q.flag)->get(to_workload(flags)));
+      break;
+    }
+    if (refused.count(v) == 0) refused[v] = *problem;
+  }
+  if (!refused.empty() && refused.size() == variants.size()) throw UsageError(first_problem);
+  return refused;
+}
+
+std::vector<std::string> runnable(const std::vector<std::string>& variants, const std::map<std::string, std::string>& refused) {
+  std::vector<std::string> out;
+  for (const std::string& v : variants) {
+    if (refused.count(v) == 0) out.push_back(v);
+  }
+  return out;
 }
 
 // The workload a sale of `s` runs: with the settings its design requires (Design::requirements).
@@ -541,7 +573,9 @@ std::string coverage_legend(const std::vector<Column>& columns) {
 int compare_command(const CompareFlags& f) {
   const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given, 100'000);
   const unsigned jobs = jobs_flag(f.sweep.jobs);
-  const std::vector<std::string> variants = variants_flag(f.variants);
+  const std::vector<std::string> listed = variants_flag(f.variants);
+  const std::map<std::string, std::string> refused = refused_designs(listed, f.sweep.workload);
+  const std::vector<std::string> variants = runnable(listed, refused);
   const std::vector<FaultsChoice> faults = faults_list_flag(f.faults);
   const std::vector<Column> columns = columns_flag(f.properties);
   sweep_strategy_flag(f.sweep);
@@ -597,8 +631,12 @@ int compare_command(const CompareFlags& f) {
   for (const Column& c : columns) fmt::print(" {:>{}}", c.label, c.width());
   fmt::print(" {:>6} {:>9} {:>9} {:>8} {:>8}\n", "sold", "orders/s", "p99", "msgs/buy", "wake/rel");
   bool internal_error = false;
-  for (const std::string& v : variants) {
+  for (const std::string& v : listed) {
     for (size_t i = 0; i < faults.size(); ++i) {
+      if (auto why = refused.find(v); why != refused.end()) {
+        fmt::print("{:<30} {:<{}} does not apply: {}\n", v, faults[i].label(), faults_width, why->second);
+        continue;
+      }
       properties::SweepOptions opt;
       opt.base = bases[i];
       opt.base.design = v;
@@ -655,7 +693,9 @@ int compare_command(const CompareFlags& f) {
 int hash_command(const HashFlags& f) {
   const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given);
   const unsigned jobs = jobs_flag(f.sweep.jobs);
-  const std::vector<std::string> variants = variants_flag(f.variants);
+  // A design that cannot run with a typed setting has nothing to pin (compare says why).
+  const std::vector<std::string> listed = variants_flag(f.variants);
+  const std::vector<std::string> variants = runnable(listed, refused_designs(listed, f.sweep.workload));
   const std::vector<FaultsChoice> faults = faults_list_flag(f.faults);
   if (static_cast<double>(variants.size()) * static_cast<double>(faults.size()) * static_cast<double>(seeds.count) > static_cast<double>(kMaxSeedsPerCommand)) {
     throw UsageError(fmt::format("--seeds: more than {} runs in one hash command", kMaxSeedsPerCommand));
@@ -887,7 +927,9 @@ std::string prove_item(const properties::LintItem& it, const std::string& varian
 }  // namespace
 
 int lint_command(const LintFlags& f) {
-  const std::vector<std::string> variants = variants_flag(f.variants);
+  const std::vector<std::string> listed = variants_flag(f.variants);
+  const std::map<std::string, std::string> refused = refused_designs(listed, f.sweep.workload);
+  const std::vector<std::string> variants = runnable(listed, refused);
   const protocols::Workload w = to_workload(f.sweep.workload);
   const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given, 100'000);
   const unsigned jobs = jobs_flag(f.sweep.jobs);
@@ -906,8 +948,12 @@ int lint_command(const LintFlags& f) {
     fmt::print("oversim lint: the article's checklist, from what each design declares, for this workload\nworkload: {}\n\n{:<30}", describe_workload(w), "variant");
     for (const auto& it : header) fmt::print(" {:>9}", it.id);
     fmt::print("\n");
-    for (const std::string& v : variants) {
+    for (const std::string& v : listed) {
       fmt::print("{:<30}", v);
+      if (auto why = refused.find(v); why != refused.end()) {
+        fmt::print(" does not apply: {}\n", why->second);
+        continue;
+      }
       for (const auto& it : properties::lint(design_flag(v), w)) {
         fmt::print(" {:>9}", properties::to_string(it.level));
         failing += it.level == properties::LintLevel::fail;
@@ -921,9 +967,13 @@ int lint_command(const LintFlags& f) {
                properties::scenario_flags(as_typed));
     return failing > 0 ? 1 : 0;
   }
-  for (const std::string& v : variants) {
+  for (const std::string& v : listed) {
     const protocols::Design& d = design_flag(v);
     fmt::print("oversim lint: {}: {}\nworkload: {}\n\n", d.name, d.summary, describe_workload(w));
+    if (auto why = refused.find(v); why != refused.end()) {
+      fmt::print("does not apply: {}\n\n", why->second);
+      continue;
+    }
     for (const properties::LintItem& it : properties::lint(d, w)) {
       failing += it.level == properties::LintLevel::fail;
       warnings += it.level == properties::LintLevel::warn;

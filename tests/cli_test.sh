@@ -233,6 +233,27 @@ expect 2 "--isolation: serializable is not modeled" run --variant read_modify_wr
 expect 2 "--pool-size: 0 is out of range (1..1000)" check --variant db_for_update --pool-size 0
 expect 2 "--check-constraint: 'maybe' is not on or off" run --variant db_decrement_checked --check-constraint maybe
 expect 2 "--check-constraint on: design 'db_decrement_mysql57' requires --check-constraint off" run --variant db_decrement_mysql57 --check-constraint on
+# Beside other designs, one that requires what the user typed otherwise is a row saying so (compare,
+# lint) or left out (hash), never the end of the whole command.
+row=$("$oversim" compare --variants db_decrement_checked,db_decrement_mysql57 --faults none --seeds 1 --check-constraint on 2>/dev/null); status=$?
+if [ "$status" != 0 ] || ! printf '%s\n' "$row" | grep -q '^db_decrement_mysql57 .*does not apply: requires --check-constraint off .*--check-constraint on was typed' \
+  || ! printf '%s\n' "$row" | grep -qE '^db_decrement_checked +none +\.'; then
+  echo "FAIL: compare with a typed --check-constraint on (exit $status): $row"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+lint=$("$oversim" lint --check-constraint on 2>/dev/null)
+if ! printf '%s\n' "$lint" | grep -q '^db_decrement_mysql57 .*does not apply'; then echo "FAIL: lint of every design with --check-constraint on: $lint"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+hashes=$("$oversim" hash --variants db_decrement_checked,db_decrement_mysql57 --faults none --seeds 1..2 --check-constraint on 2>/dev/null); status=$?
+if [ "$status" != 0 ] || [ "$(printf '%s\n' "$hashes" | grep -c '^db_decrement_checked')" != 2 ] || printf '%s\n' "$hashes" | grep -q mysql57; then
+  echo "FAIL: hash with a typed --check-constraint on (exit $status): $hashes"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+expect 2 "--check-constraint on: design 'db_decrement_mysql57' requires --check-constraint off" compare --variants db_decrement_mysql57 --check-constraint on --seeds 1
+# Sentinel: a group and its quorum; a Redis configuration that could never work is refused.
+expect 2 "--sentinels: 9 is out of range (1..7)" run --variant redis_lock_conditional --sentinels 9
+expect 2 "--sentinel-quorum: 'most' is not a number (an integer 1..7), or majority" run --variant redis_lock_conditional --sentinel-quorum most
+expect 2 "--sentinel-quorum 4 with 3 sentinel(s): no failover could ever start" run --variant redis_lock_conditional --sentinels 3 --sentinel-quorum 4
+expect 2 "--min-replicas 2 with 1 Redis replica(s)" check --variant redis_lock_conditional --min-replicas 2
+expect 2 "--sentinels 3 with --redis-replicas 0" run --variant article_recipe --sentinels 3 --redis-replicas 0
+expect_violated 0 "" check --variant redis_lock_read_modify_write --faults partition --seeds 10 --sentinels 2 --sentinel-quorum 1 --properties lock_mutual_exclusion
+if ! "$oversim" run --variant redis_lock_conditional --sentinels 3 --sentinel-quorum 2 --trace none 2>/dev/null | grep "^reproduce:" | grep -q -- '--sentinels 3 --sentinel-quorum 2'; then
+  echo "FAIL: the reproduce line lacks --sentinels 3 --sentinel-quorum 2"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 expect_violated 0 "" check --variant read_modify_write --isolation repeatable-read --seeds 5 --faults none --properties no_oversell
 expect_violated 0 "progress" check --variant read_modify_write --isolation repeatable-read --patience 0 --seeds 5 --faults none --properties no_oversell
 if ! "$oversim" check --variant read_modify_write --pool-size 2 --pool-timeout 200ms --seeds 2 --faults none --no-shrink 2>/dev/null | grep "^reproduce:" | grep -q -- '--pool-size 2 --pool-timeout 200ms'; then
