@@ -58,6 +58,31 @@ void warn_lint(const protocols::Design& design, const protocols::Workload& w) {
   if (!own.empty()) fmt::print(stderr, "oversim: lint: {} by design ({}; `oversim lint --variant {}` says why)\n", design.name, join(own, ", "), design.name);
 }
 
+// A typed setting that configures a service none of `variants` uses (--min-replicas for a
+// RedLock design) changes nothing: say so on stderr rather than let it pass for a setting that
+// was tried.
+void warn_unused_settings(const std::vector<std::string>& variants, const WorkloadFlags& flags) {
+  for (const std::string& flag : flags.typed) {
+    const protocols::Setting* setting = protocols::find_setting(flag);
+    if (setting == nullptr) continue;
+    const std::string service = protocols::setting_service(*setting);
+    if (service.empty()) continue;
+    std::vector<std::string> uses;
+    bool used = false;
+    for (const std::string& v : variants) {
+      const protocols::Design& d = design_flag(v);
+      for (const std::string& own : d.services) {
+        if (std::find(uses.begin(), uses.end(), own) == uses.end()) uses.push_back(own);
+      }
+      used |= service == "lock" ? !d.services.empty() : std::find(d.services.begin(), d.services.end(), service) != d.services.end();
+    }
+    if (used) continue;
+    fmt::print(stderr, "oversim: {} sets {}, which {} {} not use ({}): it changes nothing here\n", flag,
+               service == "lock" ? std::string("the lock service") : "the " + service + " service", variants.size() == 1 ? variants.front() : "these designs",
+               variants.size() == 1 ? "does" : "do", uses.empty() ? std::string("no lock service") : "services: " + join(uses, ", "));
+  }
+}
+
 // The same for compare, many designs: only the answers that depend on the sale's numbers (a
 // design's own mistakes are what compare is there to show), once per answer with its designs.
 void warn_lint(const std::vector<std::string>& variants, const protocols::Workload& w) {
@@ -324,6 +349,7 @@ int run_command(const RunFlags& f) {
   Scenario s = run_scenario(f);
   print_notes(s);
   warn_lint(design_flag(s.design), to_workload(f.workload));  // the sale as typed, not as a profile widened it
+  warn_unused_settings({s.design}, f.workload);
   effective_strategy(s, faults_flag(f.faults), f.strategy_typed);
   if (!s.unplaced.empty()) fmt::print(stderr, "oversim: {}: {}\n", f.faults, s.unplaced);
   if (f.check_determinism) {
@@ -392,6 +418,7 @@ int check_command(const CheckFlags& f) {
   refuse_inapplicable(faults, first);
   print_notes(first);
   warn_lint(design_flag(first.design), to_workload(f.sweep.workload));  // the sale as typed, not as a profile widened it
+  warn_unused_settings({first.design}, f.sweep.workload);
   opt.base = sweep_base(first, faults, f.sweep.workload);
   opt.profile = faults.profile;
   opt.first_seed = seeds.first;
@@ -582,6 +609,7 @@ int compare_command(const CompareFlags& f) {
   // Check every cell's inputs before the first row is printed.
   std::vector<Scenario> bases;
   warn_lint(variants, to_workload(f.sweep.workload));
+  warn_unused_settings(variants, f.sweep.workload);
   for (const FaultsChoice& fc : faults) {
     // What a profile widens depends on the workload and on the roles of the design's lock
     // service (failover and partition widen for a replicated one only), so the notes are
@@ -807,6 +835,7 @@ int explore_command(const ExploreFlags& f) {
   o.base.design = design.name;
   o.base.workload = to_workload(f.workload);
   o.base.typed = f.workload.typed;
+  warn_unused_settings({design.name}, f.workload);
   o.base.horizon = duration_flag("--horizon", f.horizon, sim::Duration::s(1), kMaxHorizon);
   o.max_faults = static_cast<int>(unsigned_flag("--max-faults", f.max_faults, 0, 3));
   o.max_executions = unsigned_flag("--max-executions", f.max_executions, 1, 100'000'000);
@@ -941,6 +970,7 @@ int lint_command(const LintFlags& f) {
     s.typed = f.sweep.workload.typed;
     if (auto problem = protocols::workload_problem(s, design_flag(v))) throw UsageError(*problem);
   }
+  warn_unused_settings(variants, f.sweep.workload);
   int failing = 0, warnings = 0;
   if (variants.size() > 1 && !f.prove) {
     // Many designs: one row each, one column per item.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -151,6 +152,8 @@ const std::vector<Setting>& settings() {
                            "One-way latency of each message between an app node and the lock service's nodes (Redis and Sentinel, the RedLock "
                            "masters, the ZooKeeper ensemble), as --db-latency; same (the default): the --latency model",
                            "app-lock link", lock_latency),
+      OVERSIM_SPAN_SETTING("--redlock-timeout", "RedLock: how long the client waits for each master's answer, 1ms..1h (redlock-rb's Redis client timeout, 0.1s)",
+                           "redlock timeout", redlock_node_timeout, Duration::ms(1), kHour),
       OVERSIM_INT_SETTING("--optimistic-retries", "db_optimistic_version: tries again this many times after a version conflict, 0..100",
                           "optimistic retries", optimistic_retries, 0, 100),
   };
@@ -166,6 +169,16 @@ const Setting* find_setting(const std::string& flag) {
     if (flag == s.flag) return &s;
   }
   return nullptr;
+}
+
+const char* setting_service(const Setting& s) {
+  static const std::map<std::string, const char*, std::less<>> services = {
+      {"--redis-replicas", "redis"},        {"--min-replicas", "redis"}, {"--min-replicas-max-lag", "redis"},
+      {"--redis-timeout", "redis"},         {"--sentinel-down-after", "redis"}, {"--sentinels", "redis"},
+      {"--sentinel-quorum", "redis"},       {"--lock-retry", "redis"},  {"--redlock-timeout", "redlock"},
+      {"--lock-latency", "lock"}};
+  auto it = services.find(s.flag);
+  return it == services.end() ? "" : it->second;
 }
 
 std::string setting_flags(const Workload& w) {

@@ -24,9 +24,12 @@ struct Setting {
 };
 
 // The rows, in the order --help lists them; exactly kSettingCount of them.
-inline constexpr size_t kSettingCount = 20;
+inline constexpr size_t kSettingCount = 21;
 const std::vector<Setting>& settings();
 const Setting* find_setting(const std::string& flag);
+// The service a setting configures: "redis", "redlock", "lock" (any lock service), or "" when
+// it applies to every sale (the buyers, the database, the links to it).
+const char* setting_service(const Setting& s);
 
 // " --pool-size 20 --check-constraint off": every setting of `w` that differs from the defaults.
 std::string setting_flags(const Workload& w);

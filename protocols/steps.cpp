@@ -79,6 +79,7 @@ std::optional<HeldLock> redlock_acquire(BuyContext& ctx, const std::string& key,
   redlock::RedLockOptions options;
   options.retry_count = static_cast<uint32_t>(ctx.workload().lock_wait.count_ns() / options.retry_delay.count_ns());
   options.check_validity = check_validity;
+  options.node_timeout = ctx.workload().redlock_node_timeout;
   redlock::RedLockClient client = redlock_client(ctx, options);
   std::optional<redlock::RedLockHold> hold = client.lock(key, ttl);
   if (client.tries().size() > 1) ctx.count("lock.contended", static_cast<int64_t>(client.tries().size() - 1));
@@ -103,7 +104,9 @@ std::optional<HeldLock> redlock_acquire(BuyContext& ctx, const std::string& key,
 void redlock_release(BuyContext& ctx, const HeldLock& lock) {
   if (!begin_release(ctx, lock)) return;
   ctx.count("lock.requests", static_cast<int64_t>(ctx.simulation().service<RedLockService>().deployment().size()));
-  redlock_client(ctx, {}).unlock(lock.key, lock.token);
+  redlock::RedLockOptions options;
+  options.node_timeout = ctx.workload().redlock_node_timeout;
+  redlock_client(ctx, options).unlock(lock.key, lock.token);
 }
 
 struct ZkHold {

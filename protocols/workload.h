@@ -106,6 +106,7 @@ struct Workload {
   Duration sentinel_down_after = Duration::s(1);          // Sentinel down-after-milliseconds
   int sentinels = 1;                              // Sentinels watching them (1..kMaxSentinels)
   int sentinel_quorum = 0;                        // Sentinel's quorum; 0: a majority of them
+  Duration redlock_node_timeout = Duration::ms(100);      // RedLock: the client's wait for each master
   // One-way latency of each message between an app node and the database, and between an app
   // node and the lock service's nodes (Redis and its Sentinel, the RedLock masters, the
   // ZooKeeper ensemble), in place of the --latency model on those links; nullopt: --latency.

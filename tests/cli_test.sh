@@ -254,6 +254,11 @@ expect 2 "--sentinels 3 with --redis-replicas 0" run --variant article_recipe --
 expect_violated 0 "" check --variant redis_lock_read_modify_write --faults partition --seeds 10 --sentinels 2 --sentinel-quorum 1 --properties lock_mutual_exclusion
 if ! "$oversim" run --variant redis_lock_conditional --sentinels 3 --sentinel-quorum 2 --trace none 2>/dev/null | grep "^reproduce:" | grep -q -- '--sentinels 3 --sentinel-quorum 2'; then
   echo "FAIL: the reproduce line lacks --sentinels 3 --sentinel-quorum 2"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+# A typed setting for a service the design does not use is named on stderr, never silently dropped.
+if ! "$oversim" run --variant redlock_conditional --min-replicas 1 --trace none 2>&1 >/dev/null | grep -q '^oversim: --min-replicas sets the redis service, which redlock_conditional does not use'; then
+  echo "FAIL: --min-replicas on a RedLock design was ignored without a word"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+if "$oversim" compare --variants redis_lock_conditional,redlock_conditional --faults none --seeds 1 --min-replicas 1 2>&1 >/dev/null | grep -q 'changes nothing'; then
+  echo "FAIL: compare warned about --min-replicas although redis_lock_conditional uses it"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 expect_violated 0 "" check --variant read_modify_write --isolation repeatable-read --seeds 5 --faults none --properties no_oversell
 expect_violated 0 "progress" check --variant read_modify_write --isolation repeatable-read --patience 0 --seeds 5 --faults none --properties no_oversell
 if ! "$oversim" check --variant read_modify_write --pool-size 2 --pool-timeout 200ms --seeds 2 --faults none --no-shrink 2>/dev/null | grep "^reproduce:" | grep -q -- '--pool-size 2 --pool-timeout 200ms'; then

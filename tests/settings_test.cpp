@@ -176,6 +176,23 @@ TEST(SettingStories, ThreeSentinelsFailOverBehindAPartitionAndTwoCannot) {
   EXPECT_TRUE(gave_up);
 }
 
+// oversim run --variant redlock_conditional --faults 'at 0 crash redlock-1' --buyers 5 [--redlock-timeout 600ms]
+// The RedLock page: the client's per-instance timeout must be small next to the lock's validity, so
+// that a dead master costs little. With redlock-rb's 0.1s, one master down still leaves a quorum
+// acquired well inside the 500ms TTL and every unit sells; wait 600ms for the dead master and each
+// round's elapsed time eats the whole TTL: the quorum comes back with no validity left, every try
+// is refused, and nothing sells.
+TEST(SettingStories, ARedLockTimeoutLongerThanTheTtlLeavesNoValidityWhenAMasterIsDown) {
+  Scenario s = sale("redlock_conditional", 5, 5, "at 0 crash redlock-1");
+  const RunResult quick = properties::run_checked(s);
+  EXPECT_EQ(quick.orders, 5);
+  s.workload.redlock_node_timeout = 600_ms;
+  const RunResult slow = properties::run_checked(s);
+  EXPECT_EQ(slow.orders, 0);
+  EXPECT_GT(slow.counters.at("redlock.refused-late-quorum"), 0) << "the quorum was reached, but too late";
+  EXPECT_TRUE(slow.result("progress").violated);
+}
+
 // A Redis configuration that could never work is refused before the run, naming both values.
 TEST(SettingStories, ImpossibleRedisSettingsAreRefused) {
   auto problem = [](auto set) {
