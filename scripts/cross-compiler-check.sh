@@ -33,3 +33,15 @@ if ! diff "$tmp/a2.tsv" "$tmp/b2.tsv" > "$tmp/diff2"; then
   exit 1
 fi
 echo "cross-compiler check: all $(wc -l < "$tmp/a2.tsv") runs with a log-normal call and links, a drawn replication lag, Zipf SKUs and ramp arrivals identical"
+# A group of Sentinels draws its decision ticks and desyncs: the Redis designs under the profiles
+# that make Sentinel act, with three sentinels.
+group=(--variants redis_lock_read_modify_write,redis_lock_plain_del,redis_lock_conditional,redis_lock_watchdog,redis_fenced,redis_fenced_stale_read,article_recipe
+  --faults failover,partition,chaos --sentinels 3)
+"$a" hash "${group[@]}" --seeds 1..20 --jobs 2 > "$tmp/a3.tsv"
+"$b" hash "${group[@]}" --seeds 1..20 --jobs 2 > "$tmp/b3.tsv"
+if ! diff "$tmp/a3.tsv" "$tmp/b3.tsv" > "$tmp/diff3"; then
+  echo "cross-compiler check: runs with three Sentinels differ between the two builds (first 20):"
+  head -40 "$tmp/diff3"
+  exit 1
+fi
+echo "cross-compiler check: all $(wc -l < "$tmp/a3.tsv") runs with a group of three Sentinels identical"

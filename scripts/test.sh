@@ -11,13 +11,19 @@
 #      ZooKeeper rows, which the two Release
 #      builds run, and whose code paths the golden, fast-path and ZooKeeper story tests still run
 #      under ASan for every design and profile
-#   5. each fuzz target for OVERSIM_FUZZ_SECONDS (default 60) from the checked-in corpus
+#   5. each fuzz target for OVERSIM_FUZZ_SECONDS (default 45) from the checked-in corpus
 # The golden-fingerprint and determinism tests run in every build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/reset-stale-cache.sh build build-clang build-asan
-cmake --workflow --preset release
-cmake --workflow --preset clang
-./scripts/cross-compiler-check.sh build/oversim build-clang/oversim 1..100
-cmake --workflow --preset asan
-./scripts/fuzz.sh "${OVERSIM_FUZZ_SECONDS:-60}" build-asan
+# Each step's wall time, so a CI run shows where its minutes went.
+step() {
+  local start=$SECONDS
+  "$@"
+  echo "test.sh: $* took $((SECONDS - start))s (total ${SECONDS}s)"
+}
+step ./scripts/reset-stale-cache.sh build build-clang build-asan
+step cmake --workflow --preset release
+step cmake --workflow --preset clang
+step ./scripts/cross-compiler-check.sh build/oversim build-clang/oversim 1..100
+step cmake --workflow --preset asan
+step ./scripts/fuzz.sh "${OVERSIM_FUZZ_SECONDS:-45}" build-asan
