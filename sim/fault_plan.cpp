@@ -512,7 +512,11 @@ namespace {
 void fire(World& world, const Fault& f, const std::string& text) {
   world.trace_at(nullptr, "fault", {{"fault", text}});
   world.note_fault_applied();
-  if (f.kind != FaultKind::heal && f.kind != FaultKind::restart) {
+  if (f.kind == FaultKind::heal) {
+    world.heal_struck_faults();
+  } else if (f.kind == FaultKind::partition || f.kind == FaultKind::isolate || f.kind == FaultKind::cut) {
+    world.note_fault_struck_until_heal(named_nodes(f));
+  } else if (f.kind != FaultKind::restart) {
     const Duration lasts = f.kind == FaultKind::pause ? f.length : f.kind == FaultKind::clock_drift ? Duration::max() : Duration::zero();
     world.note_fault_struck(named_nodes(f), lasts);
   }

@@ -196,15 +196,26 @@ class World {
   // Faults applied so far, and when the last fault applied or armed so far will have played out.
   // A fault that strikes (anything but a heal or a restart) is also kept with the time it struck,
   // how long it lasts and the nodes it names, for coverage: did a fault hit a lock while it was held.
-  // A pause lasts its length, a clock drift the rest of the run; any other fault is its instant.
+  // A pause lasts its length, a clock drift the rest of the run, a partition, isolation or cut
+  // until the next heal; any other fault is its instant.
   struct StruckFault {
     Instant at;
     Instant until;
     std::vector<std::string> nodes;
+    bool until_heal = false;  // a partition, isolation or cut: it lasts until the next heal
   };
   void note_fault_applied() { ++faults_applied_; }
   void note_fault_struck(std::vector<std::string> nodes, Duration lasts) {
     struck_.push_back(StruckFault{now(), lasts == Duration::max() ? Instant::max() : now() + lasts, std::move(nodes)});
+  }
+  // A network fault: it lasts until heal_struck_faults() (the run's end if nothing heals it).
+  void note_fault_struck_until_heal(std::vector<std::string> nodes) {
+    struck_.push_back(StruckFault{now(), Instant::max(), std::move(nodes), true});
+  }
+  void heal_struck_faults() {
+    for (StruckFault& f : struck_) {
+      if (f.until_heal && f.until == Instant::max()) f.until = now();
+    }
   }
   uint64_t faults_applied() const { return faults_applied_; }
   const std::vector<StruckFault>& struck_faults() const { return struck_; }

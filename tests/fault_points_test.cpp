@@ -299,6 +299,14 @@ TEST(FaultPoints, AFaultHitsAHeldLockOnlyWhileItIsHeld) {
   // No faults, and a design without a lock: never.
   EXPECT_FALSE(properties::run_checked(with_plan("redis_lock_conditional", "at 0ms pause db for 1ms")).result("fault_hit_held_lock").reached);
   EXPECT_FALSE(properties::run_checked(with_plan("db_conditional_update", "on before_write pause here for 2s")).result("fault_hit_held_lock").reached);
+  // A partition lasts until it heals: one that struck before the first lock and lasted through
+  // the holdings hits them; the same cut healed before any lock could be acquired (a SET NX takes
+  // at least two 100us hops) hits nothing.
+  const properties::RunResult lasting = properties::run_checked(with_plan("redis_lock_conditional", "at 0ms partition redis-1 | redis-2,sentinel; at 1s heal"));
+  EXPECT_TRUE(lasting.result("fault_hit_held_lock").reached);
+  const properties::RunResult healed = properties::run_checked(with_plan("redis_lock_conditional", "at 0ms partition redis-1 | redis-2,sentinel; at 50us heal"));
+  EXPECT_EQ(healed.faults_fired, 2u);
+  EXPECT_FALSE(healed.result("fault_hit_held_lock").reached);
   // The Redis primary crashing while a lock is held hits it (failover).
   Scenario failover;
   failover.design = "redis_lock_conditional";
