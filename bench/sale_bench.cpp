@@ -37,6 +37,27 @@ BENCHMARK_CAPTURE(BM_CheckedSale, zk_lock_conditional_gc_pause, "zk_lock_conditi
 BENCHMARK_CAPTURE(BM_CheckedSale, zk_lock_conditional_failover, "zk_lock_conditional", "failover")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_CheckedSale, zk_herd_lock_none, "zk_herd_lock", "none")->Unit(benchmark::kMillisecond);
 
+// What a group of Sentinels costs: the Redis lock under the failover profile with 1, 3 and 5
+// sentinels (each pings every server, asks its peers while the primary is down, and sends hellos).
+void BM_SentinelGroup(benchmark::State& state) {
+  uint64_t seed = 1;
+  uint64_t steps = 0;
+  for (auto _ : state) {
+    protocols::Scenario s;
+    s.design = "redis_lock_conditional";
+    s.seed = seed++;
+    s.keep_trace = false;
+    s.workload.sentinels = static_cast<int>(state.range(0));
+    s = protocols::apply_profile("failover", s);
+    const properties::RunResult r = properties::run_checked(s);
+    steps += r.outcome.steps;
+    benchmark::DoNotOptimize(r.outcome.trace_hash);
+  }
+  state.counters["sales_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["steps_per_sale"] = benchmark::Counter(static_cast<double>(steps) / static_cast<double>(state.iterations()));
+}
+BENCHMARK(BM_SentinelGroup)->Arg(1)->Arg(3)->Arg(5)->Unit(benchmark::kMillisecond);
+
 // A bigger sale: 1,000 buyers for 100 units on 8 app nodes.
 void BM_LargeSale(benchmark::State& state) {
   uint64_t seed = 1;
