@@ -122,6 +122,7 @@ void count_zk(BuyContext& ctx, const zookeeper::LockStats& before, const zookeep
   ctx.count("lock.requests", static_cast<int64_t>(after.requests - before.requests));
   ctx.count("lock.wakeups", static_cast<int64_t>(after.wakeups - before.wakeups));
   ctx.count("zk.getChildren", static_cast<int64_t>(after.get_children - before.get_children));
+  ctx.count("zk.lost-create-cleaned", static_cast<int64_t>(after.lost_creates_cleaned - before.lost_creates_cleaned));
 }
 }  // namespace
 

@@ -38,9 +38,16 @@ std::optional<LockNode> ZkLock::acquire(Instant deadline) {
   bool maybe_made = false;  // a create's answer was lost: it may yet commit
   bool tried = false;
   bool made_parent = false;
+  uint64_t created_in = 0;  // the session of a create whose answer was lost
   while (!ours) {
     // Curator's retry policy bounds the retries of the create; here the lock's wait does.
-    if (tried && world.now() >= deadline) return std::nullopt;
+    if (tried && world.now() >= deadline) {
+      // A create whose answer was lost may have made our node, or make it yet: left there it
+      // would sit below every later waiter for as long as the session lives. Curator's protected
+      // mode finds and deletes it in the background (FindAndDeleteProtectedNodeInBackground).
+      if (maybe_made) delete_protected_in_background(created_in);
+      return std::nullopt;
+    }
     tried = true;
     if (maybe_made) {
       // Curator's protected mode looks before every retry of the create, not only after the
@@ -60,6 +67,7 @@ std::optional<LockNode> ZkLock::acquire(Instant deadline) {
       if (!made_parent) tried = false;
       made_parent = true;
     } else if (r.code == Code::connection_loss) {
+      if (!maybe_made || created_in != client_.session()) created_in = client_.session();
       maybe_made = true;
     }
     // not_serving, session_expired: the next call waits for a connection (a new session).
@@ -112,6 +120,28 @@ void ZkLock::release(const LockNode& node) {
     while (client.session() == node.session) {
       Result again = client.call(Op::remove(node.path), world.now() + Duration::ms(client.session_timeout_ms()));
       if (again.ok() || again.code == Code::no_node || again.code == Code::session_expired) return;
+    }
+  }, true);
+}
+
+void ZkLock::delete_protected_in_background(uint64_t session) {
+  ++stats_.lost_creates_cleaned;
+  ZkClient& client = client_;
+  sim::World& world = client.app().world();
+  const std::string lock_path = lock_path_, prefix = prefix_;
+  world.spawn(&client.app(), client.app().name() + "/zk-delete-protected", [&client, &world, session, lock_path, prefix] {
+    // Once the children can be listed the create's fate is known: made (delete it) or not.
+    while (client.session() == session) {
+      Result r = client.call(Op::get_children(lock_path), world.now() + Duration::ms(client.session_timeout_ms()));
+      if (r.code == Code::session_expired) return;
+      if (!r.ok()) continue;
+      bool all_gone = true;
+      for (const std::string& child : r.children.names()) {
+        if (child.rfind(prefix, 0) != 0) continue;
+        Result d = client.call(Op::remove(lock_path + "/" + child), world.now() + Duration::ms(client.session_timeout_ms()));
+        all_gone &= d.ok() || d.code == Code::no_node || d.code == Code::session_expired;
+      }
+      if (all_gone) return;
     }
   }, true);
 }

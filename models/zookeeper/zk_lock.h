@@ -40,6 +40,7 @@ struct LockStats {
   uint64_t requests = 0;      // every request the recipe sent
   uint64_t get_children = 0;
   uint64_t wakeups = 0;       // watches that fired and sent the waiter back to look
+  uint64_t lost_creates_cleaned = 0;  // gave up after a lost create: its node is deleted in the background
 };
 
 class ZkLock {
@@ -58,6 +59,8 @@ class ZkLock {
   Result call(const Op& op, Instant deadline, std::shared_ptr<Watch>* watch = nullptr);
   // Our node by its guid; `looked` is false when the children could not be listed.
   std::optional<LockNode> find_ours(Instant deadline, bool& looked);
+  // Deletes, in the background while `session` lives, any node of ours a lost create made.
+  void delete_protected_in_background(uint64_t session);
   ZkClient& client_;
   std::string lock_path_;
   std::string prefix_;  // "_c_<guid>-lock-"
