@@ -222,6 +222,7 @@ std::map<std::string, std::string> refused_designs(const std::vector<std::string
     if (first_problem.empty()) first_problem = *problem;
     for (const protocols::Requirement& q : d.requirements) {
       if (std::find(flags.typed.begin(), flags.typed.end(), q.flag) == flags.typed.end()) continue;
+      if (protocols::find_setting(q.flag)->get(to_workload(flags)) == q.value) continue;  // typed as required
       refused[v] = fmt::format("requires {} {} ({}); {} {} was typed", q.flag, q.value, q.why, q.flag, protocols::find_setting(q.flag)->get(to_workload(flags)));
       break;
     }

@@ -633,6 +633,7 @@ bool fire_triggered(World& world, Fault f, const std::string& text, Node* at) {
 
 void heal_everything(World& world) {
   world.network().heal();
+  world.heal_struck_faults();
   for (const auto& n : world.nodes()) {
     if (n->paused()) world.resume(*n);
     if (!n->up()) world.restart(*n);

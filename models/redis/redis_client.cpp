@@ -32,6 +32,9 @@ bool RedisClient::discover(Instant deadline) {
     sim::RpcResult<PrimaryAddress> r = world.network().call_as<PrimaryAddress>(
         *app_, *sentinels_[i], "sentinel", GetPrimary{}, "SENTINEL get-master-addr-by-name", share);
     if (!r.ok()) continue;
+    // In a group, a sentinel that sees its primary down is skipped, as redis-py's
+    // check_master_state does: another sentinel may know of a failover.
+    if (sentinels_.size() > 1 && r.value->down) continue;
     server_ = r.value->primary;
     std::rotate(sentinels_.begin(), sentinels_.begin() + static_cast<std::ptrdiff_t>(i), sentinels_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
     return true;

@@ -62,7 +62,7 @@ RedisServer::RedisServer(sim::World& world, sim::Node& node, ServerOptions optio
 }
 
 ServerInfo RedisServer::info() const {
-  return ServerInfo{state_.role(), replica_of_, state_.replication_offset(), state_.role() == Role::primary || synced_};
+  return ServerInfo{state_.role(), replica_of_, state_.replication_offset(), state_.role() == Role::primary || synced_, hello_};
 }
 
 sim::Node& RedisServer::node_by_id(sim::NodeId id) const { return *world_.nodes().at(id); }
@@ -80,6 +80,7 @@ void RedisServer::boot() {
 }
 
 void RedisServer::on_crash() {
+  hello_ = {};
   links_.clear();
   backlog_.clear();
   backlog_grew_.reset();
@@ -194,6 +195,12 @@ void RedisServer::wait_for_acks(sim::Message request, Command command, Reply r, 
 }
 
 void RedisServer::handle_admin(const sim::Message& request) {
+  if (const auto* hello = std::any_cast<SentinelHelloPublish>(&request.body)) {
+    if (hello->config_epoch > hello_.config_epoch || (hello->config_epoch == hello_.config_epoch && hello->current_epoch > hello_.current_epoch)) {
+      hello_ = *hello;
+    }
+    return;  // PUBLISH: one way
+  }
   std::string cmd = "INFO replication";
   if (const auto* replica_of_command = std::any_cast<ReplicaOfCommand>(&request.body)) {
     cmd = replica_of_command->primary.empty() ? "REPLICAOF NO ONE" : "REPLICAOF " + replica_of_command->primary;

@@ -59,11 +59,21 @@ struct InfoCommand {};
 struct ReplicaOfCommand {
   std::string primary;
 };
+// A sentinel's hello (PUBLISH __sentinel__:hello): the configuration it knows. Sent one way; the
+// server keeps the newest (highest configuration epoch) and shows it to every sentinel that asks
+// INFO, standing in for the channel the other sentinels subscribe to.
+struct SentinelHelloPublish {
+  std::string sentinel;
+  std::string primary;
+  uint64_t config_epoch = 0;
+  uint64_t current_epoch = 0;
+};
 struct ServerInfo {
   Role role = Role::primary;
   std::string primary;  // the node it replicates from; "" for a primary
   uint64_t offset = 0;  // replication offset
   bool synced = false;  // a replica that finished its full resync (primaries: true)
+  SentinelHelloPublish hello;  // the newest hello published on it since it booted (epoch 0: none)
 };
 
 class RedisServer {
@@ -132,6 +142,7 @@ class RedisServer {
   sim::Node& node_;
   ServerOptions options_;
   std::string replica_of_;  // persistent configuration
+  SentinelHelloPublish hello_;  // volatile, like a pub/sub channel
 
   RedisState state_;
   std::vector<Removal> removals_;

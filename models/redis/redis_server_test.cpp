@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -495,6 +497,80 @@ TEST(RedisSentinelGroup, AStaleSentinelLearnsTheNewerConfigurationInsteadOfUndoi
   }
   EXPECT_EQ(f.redis.acting_primaries(), std::vector<std::string>{promoted});
   EXPECT_EQ(f.redis.server("redis-1").role(), Role::replica);
+}
+
+// sentinel-1 cannot reach the other sentinels, only the servers. The others promote a replica
+// while redis-1 is down; sentinel-1 still learns the new configuration from the hellos published
+// on the servers, so when redis-1 comes back every sentinel turns it into a replica of the new
+// primary, and no sentinel turns the new primary back (they would end up replicas of each other).
+TEST(RedisSentinelGroup, ASentinelCutOffFromItsPeersLearnsTheFailoverThroughTheServers) {
+  Cluster f(grouped(3));
+  sim::FaultPlan::parse("at 0 partition sentinel-1 | sentinel-2,sentinel-3; at 100ms crash redis-1; at 2s restart redis-1").apply(f.w);
+  f.w.spawn(&f.app, "buyer", [&] { sim::sleep_until(f.at(6_s)); });
+  f.run();
+  ASSERT_EQ(f.failovers().size(), 1u);
+  const std::string promoted = f.redis.primary_name();
+  EXPECT_NE(promoted, "redis-1");
+  EXPECT_EQ(events_of(f.w, "sentinel-config-update").size(), 2u);
+  for (const auto& s : f.redis.sentinels()) EXPECT_EQ(s->current_primary(), promoted) << s->node().name();
+  EXPECT_EQ(f.redis.acting_primaries(), std::vector<std::string>{promoted});
+  EXPECT_EQ(f.redis.server("redis-1").role(), Role::replica);
+}
+
+// sentinel-1 cannot reach redis-2 (nor its peers) for the first 2s; the others promote redis-2
+// and sentinel-1 learns it from a hello on redis-3. It has never heard redis-2 answer, yet it
+// does not call it down at once: adopting a configuration starts the new primary's timers afresh
+// (sentinelResetMaster), and the cut heals before down-after has passed.
+TEST(RedisSentinelGroup, AdoptingANewerConfigurationStartsItsTimersAfresh) {
+  Cluster f(grouped(3, 1));
+  sim::FaultPlan::parse("at 0 cut sentinel-1 -> redis-2; at 0 partition sentinel-1 | sentinel-2,sentinel-3; at 100ms crash redis-1; at 2s heal").apply(f.w);
+  f.w.spawn(&f.app, "buyer", [&] { sim::sleep_until(f.at(5_s)); });
+  f.run();
+  ASSERT_EQ(f.failovers().size(), 1u);
+  ASSERT_EQ(f.redis.primary_name(), "redis-2");
+  int adopted = 0, called_down = 0;
+  for (const auto& e : f.w.trace_log().events()) {
+    if (e.node != "sentinel-1") continue;
+    adopted += e.kind == "sentinel-config-update";
+    called_down += e.kind == "sdown" && e.fields.front().value == "redis-2";
+  }
+  EXPECT_EQ(adopted, 1);
+  EXPECT_EQ(called_down, 0) << "sentinel-1 called the new primary down the moment it adopted it";
+  for (const auto& s : f.redis.sentinels()) EXPECT_EQ(s->current_primary(), "redis-2") << s->node().name();
+}
+
+// One vote per epoch: over many seeds (random LAN latency, so the sentinels' clocks of events
+// differ), no epoch ever elects two leaders, and every crash ends in exactly one failover.
+TEST(RedisSentinelGroup, NoEpochElectsTwoLeaders) {
+  int contested = 0;  // runs where more than one sentinel tried in the same epoch
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    SCOPED_TRACE(seed);
+    Cluster f(grouped(3), seed, /*exact_latency=*/false);
+    sim::FaultPlan::parse("at 100ms crash redis-1").apply(f.w);
+    f.w.spawn(&f.app, "buyer", [&] { sim::sleep_until(f.at(5_s)); });
+    f.run();
+    std::map<std::string, int> leaders, tries;
+    for (const auto& e : f.w.trace_log().events()) {
+      if (e.kind == "elected-leader") ++leaders[e.fields.front().value];
+      if (e.kind == "try-failover") ++tries[e.fields.back().value];
+    }
+    for (const auto& [epoch, n] : leaders) EXPECT_EQ(n, 1) << "epoch " << epoch;
+    for (const auto& [epoch, n] : tries) contested += n > 1;
+    EXPECT_EQ(f.failovers().size(), 1u);
+  }
+  EXPECT_GT(contested, 0) << "no two sentinels ever ran in the same epoch: the test tested nothing";
+}
+
+// A quorum above the majority: with two of five sentinels down only three can see the primary
+// down, fewer than the quorum of 4, so nobody fails over although three could have voted.
+TEST(RedisSentinelGroup, AQuorumAboveTheLiveSentinelsMeansNoFailover) {
+  Cluster f(grouped(5, 4));
+  sim::FaultPlan::parse("at 0 crash sentinel-4; at 0 crash sentinel-5; at 100ms crash redis-1").apply(f.w);
+  f.w.spawn(&f.app, "buyer", [&] { sim::sleep_until(f.at(4_s)); });
+  f.run();
+  EXPECT_TRUE(f.failovers().empty());
+  EXPECT_EQ(events_of(f.w, "sdown").size(), 3u);
+  EXPECT_TRUE(events_of(f.w, "odown").empty());
 }
 
 // The split-brain story on the kernel's random LAN latency: the same seed gives the same run.

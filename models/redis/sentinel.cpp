@@ -56,24 +56,34 @@ void Sentinel::boot() {
 
 void Sentinel::monitor(const std::string& server) {
   // Each monitor writes only its own server's observation (decide reads them all).
+  // In a group a monitor also reads the hellos published on its server, which may change the
+  // sentinel's whole configuration: it is no actor of its own then.
   const auto index = static_cast<uint32_t>(std::find(servers_.begin(), servers_.end(), server) - servers_.begin());
-  world_.declare_actor(index + 1);
+  if (peers_.empty()) world_.declare_actor(index + 1);
   sim::Node& target = world_.node(server);
   for (;;) {
     sim::RpcResult<ServerInfo> r =
         world_.network().call_as<ServerInfo>(node_, target, "redis", InfoCommand{}, "INFO replication", options_.period);
-    if (r.ok()) seen_[server] = Observation{node_.local_now(), *r.value, true};
+    if (r.ok()) {
+      seen_[server] = Observation{node_.local_now(), *r.value, true};
+      const SentinelHelloPublish& hello = r.value->hello;
+      if (!peers_.empty() && hello.sentinel != node_.name()) {
+        current_epoch_ = std::max(current_epoch_, hello.current_epoch);
+        if (hello.config_epoch > config_epoch_) adopt(hello.primary, hello.config_epoch, hello.sentinel);
+      }
+    }
     sim::sleep_local(options_.period);
   }
 }
 
 void Sentinel::ask_peer(const std::string& peer) {
-  // SENTINEL is-master-down-by-addr, once a period while the primary is subjectively down; while
-  // a failover of ours runs it also asks for the peer's vote, at once when it starts and then at
-  // every tick (Sentinel's SENTINEL_ASK_FORCED: a tenth of the period).
+  // SENTINEL is-master-down-by-addr, once an ask period while the primary is subjectively down;
+  // while a failover of ours runs it also asks for the peer's vote: at once when the failover
+  // starts (SENTINEL_ASK_FORCED), then once a period. The wait is in true time (the kernel's wait
+  // queues take true deadlines); no profile skews a sentinel's clock.
   sim::Node& target = world_.node(peer);
   for (;;) {
-    asks_.wait(world_.now() + (failover_in_progress_ ? options_.period / 10 : options_.period), "sentinel ask");
+    asks_.wait(world_.now() + options_.period, "sentinel ask");
     if (!primary_down_ && !failover_in_progress_) continue;
     IsPrimaryDown ask{primary_, current_epoch_, failover_in_progress_ ? node_.name() : std::string()};
     std::string summary = fmt::format("SENTINEL is-master-down-by-addr {} {} {}", ask.primary, ask.epoch,
@@ -85,14 +95,32 @@ void Sentinel::ask_peer(const std::string& peer) {
 }
 
 void Sentinel::hello_loop() {
-  // Real Sentinel publishes a hello every 2s (twice its ping period); so does this one.
+  // Real Sentinel publishes a hello on every server's __sentinel__:hello channel every 2s (twice
+  // its ping period); so does this one, and the other sentinels read it with their INFO.
   for (;;) {
     sim::sleep_local(options_.period * 2);
-    for (const std::string& peer : peers_) {
-      world_.network().send(node_, world_.node(peer), "sentinel-peers", SentinelHello{node_.name(), primary_, config_epoch_},
-                            fmt::format("hello primary={} epoch={}", primary_, config_epoch_));
+    for (const std::string& server : servers_) {
+      world_.network().send(node_, world_.node(server), "redis", SentinelHelloPublish{node_.name(), primary_, config_epoch_, current_epoch_},
+                            fmt::format("PUBLISH __sentinel__:hello primary={} epoch={}", primary_, config_epoch_));
     }
   }
+}
+
+void Sentinel::adopt(const std::string& primary, uint64_t config_epoch, const std::string& from) {
+  // A newer configuration wins, whoever carries it (sentinelProcessHelloMessage). The timers of
+  // the new primary start afresh (sentinelResetMaster), and what the peers said about the old one
+  // no longer counts.
+  world_.trace_at(&node_, "sentinel-config-update", {{"from", from}, {"primary", primary}, {"epoch", std::to_string(config_epoch)}});
+  primary_ = primary;
+  config_epoch_ = config_epoch;
+  current_epoch_ = std::max(current_epoch_, config_epoch);
+  mismatch_since_local_.clear();
+  primary_replica_since_local_.reset();
+  seen_[primary_].last_reply_local = node_.local_now();
+  for (auto& [peer, view] : peer_views_) view.reply.down = false;
+  primary_down_ = false;
+  odown_ = false;
+  failover_in_progress_ = false;
 }
 
 bool Sentinel::fresh(const Observation& o) const {
@@ -120,7 +148,18 @@ void Sentinel::decide_loop() {
       sim::sleep_local(Duration::ns(tick_ns));
     }
     const Observation& primary = seen_.at(primary_);
-    if (node_.local_now() - primary.last_reply_local > options_.down_after) {
+    bool silent = node_.local_now() - primary.last_reply_local > options_.down_after;
+    if (!peers_.empty()) {
+      // A primary that reports itself a replica for down-after plus two INFO periods is down
+      // too (sentinelCheckSubjectivelyDown): somebody turned it, and a failover must follow.
+      if (primary.answered && primary.info.role == Role::replica) {
+        if (!primary_replica_since_local_) primary_replica_since_local_ = node_.local_now();
+        silent |= node_.local_now() - *primary_replica_since_local_ > options_.down_after + options_.period * 2;
+      } else {
+        primary_replica_since_local_.reset();
+      }
+    }
+    if (silent) {
       if (!primary_down_) {
         primary_down_ = true;
         world_.trace_at(&node_, "sdown", {{"primary", primary_},
@@ -214,6 +253,8 @@ bool Sentinel::promote(uint64_t epoch) {
   const std::string old = primary_;
   primary_ = best;
   mismatch_since_local_.clear();
+  primary_replica_since_local_.reset();
+  for (auto& [peer, view] : peer_views_) view.reply.down = false;
   config_epoch_ = epoch;
   current_epoch_ = std::max(current_epoch_, epoch);
   ++promotions_;
@@ -241,6 +282,11 @@ void Sentinel::vote(uint64_t epoch, const std::string& candidate) {
 }
 
 void Sentinel::reconfigure() {
+  if (!peers_.empty()) {
+    // sentinelMasterLooksSane: force nothing unless our primary answers as a primary.
+    const Observation& primary = seen_.at(primary_);
+    if (!fresh(primary) || primary.info.role != Role::primary) return;
+  }
   for (const auto& [name, o] : seen_) {
     if (name == primary_ || !fresh(o)) continue;
     if (o.info.role == Role::replica && o.info.primary == primary_) {
@@ -264,7 +310,8 @@ void Sentinel::reconfigure() {
 void Sentinel::serve_clients() {
   for (;;) {
     std::optional<sim::Message> m = node_.mailbox("sentinel").receive(std::nullopt, "sentinel clients");
-    world_.network().reply(node_, *m, PrimaryAddress{primary_, config_epoch_}, fmt::format("primary={} epoch={}", primary_, config_epoch_));
+    world_.network().reply(node_, *m, PrimaryAddress{primary_, config_epoch_, primary_down_},
+                           fmt::format("primary={} epoch={}{}", primary_, config_epoch_, primary_down_ && !peers_.empty() ? " s_down" : ""));
   }
 }
 
@@ -278,18 +325,6 @@ void Sentinel::serve_peers() {
       PrimaryDownReply reply{ours && primary_down_, voted_for_, voted_epoch_};
       std::string summary = fmt::format("down={} leader={} epoch={}", reply.down ? 1 : 0, reply.leader.empty() ? "*" : reply.leader, reply.leader_epoch);
       world_.network().reply(node_, *m, std::move(reply), std::move(summary));
-    } else if (const auto* hello = std::any_cast<SentinelHello>(&m->body)) {
-      // A newer configuration wins, whoever carries it.
-      if (hello->config_epoch <= config_epoch_) continue;
-      world_.trace_at(&node_, "sentinel-config-update", {{"from", hello->sentinel}, {"primary", hello->primary},
-                                                         {"epoch", std::to_string(hello->config_epoch)}});
-      primary_ = hello->primary;
-      mismatch_since_local_.clear();
-      config_epoch_ = hello->config_epoch;
-      current_epoch_ = std::max(current_epoch_, hello->config_epoch);
-      primary_down_ = false;
-      odown_ = false;
-      failover_in_progress_ = false;
     }
   }
 }

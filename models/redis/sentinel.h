@@ -10,22 +10,23 @@
 //     majority of all sentinels (and at least `quorum`) may fail over: a minority side of a
 //     partition never does. A failover that wins no majority within the election timeout is
 //     aborted, and no new one starts before twice `failover_timeout` after it started;
-//   - the others learn the new primary from its hello messages (real Sentinel publishes them on
-//     the servers' __sentinel__:hello channel; here they go straight to the other sentinels),
-//     keeping the configuration with the highest epoch.
+//   - the others learn the new primary from its hello messages, published on every server (the
+//     servers' __sentinel__:hello channel) and read with INFO, keeping the configuration with the
+//     highest epoch.
 // The leader promotes the replica that answered recently with the highest replication offset
 // (ties: the lower name, standing in for Redis's run id), then tells every other server it
 // reaches, including an old primary that comes back, to replicate from the new one. Until an old
 // primary hears that, it is still a primary to whoever reaches it: that is split brain.
 //
 // Clients ask port "sentinel" for the primary (SENTINEL get-master-addr-by-name): request
-// GetPrimary, reply PrimaryAddress. Sentinels talk on port "sentinel-peers". Traced kinds:
+// GetPrimary, reply PrimaryAddress. Sentinels ask each other on port "sentinel-peers". Traced kinds:
 // "sdown", "odown", "try-failover", "vote-for-leader", "elected-leader", "failover-abort",
 // "failover", "sentinel-config-update", "sentinel-reconfigure".
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,7 @@ struct GetPrimary {};
 struct PrimaryAddress {
   std::string primary;
   uint64_t epoch = 0;  // the configuration epoch of that answer, bumped by every failover
+  bool down = false;   // the sentinel sees that primary as subjectively down (is_sdown)
 };
 
 // Between sentinels, port "sentinel-peers".
@@ -63,11 +65,6 @@ struct PrimaryDownReply {
   bool down = false;       // the answerer sees that primary as subjectively down
   std::string leader;      // whom it voted for last, and in which epoch
   uint64_t leader_epoch = 0;
-};
-struct SentinelHello {
-  std::string sentinel;
-  std::string primary;
-  uint64_t config_epoch = 0;
 };
 
 class Sentinel {
@@ -103,6 +100,7 @@ class Sentinel {
   void monitor(const std::string& server);
   void ask_peer(const std::string& peer);
   void hello_loop();
+  void adopt(const std::string& primary, uint64_t config_epoch, const std::string& from);
   void decide_loop();
   void serve_clients();
   void serve_peers();
@@ -130,6 +128,7 @@ class Sentinel {
   std::map<std::string, Observation> seen_;
   std::map<std::string, PeerView> peer_views_;
   std::map<std::string, Instant> mismatch_since_local_;  // servers whose role disagrees with primary_
+  std::optional<Instant> primary_replica_since_local_;   // our primary has reported itself a replica since
   bool primary_down_ = false;
   bool odown_ = false;
   bool failover_in_progress_ = false;

@@ -45,7 +45,7 @@ std::optional<LockNode> ZkLock::acquire(Instant deadline) {
       // A create whose answer was lost may have made our node, or make it yet: left there it
       // would sit below every later waiter for as long as the session lives. Curator's protected
       // mode finds and deletes it in the background (FindAndDeleteProtectedNodeInBackground).
-      if (maybe_made) delete_protected_in_background(created_in);
+      if (maybe_made && created_in != 0) delete_protected_in_background(created_in);
       return std::nullopt;
     }
     tried = true;
@@ -67,7 +67,7 @@ std::optional<LockNode> ZkLock::acquire(Instant deadline) {
       if (!made_parent) tried = false;
       made_parent = true;
     } else if (r.code == Code::connection_loss) {
-      if (!maybe_made || created_in != client_.session()) created_in = client_.session();
+      created_in = client_.session();  // 0 while the client has no session: nothing it made can live
       maybe_made = true;
     }
     // not_serving, session_expired: the next call waits for a connection (a new session).
@@ -130,10 +130,11 @@ void ZkLock::delete_protected_in_background(uint64_t session) {
   sim::World& world = client.app().world();
   const std::string lock_path = lock_path_, prefix = prefix_;
   world.spawn(&client.app(), client.app().name() + "/zk-delete-protected", [&client, &world, session, lock_path, prefix] {
-    // Once the children can be listed the create's fate is known: made (delete it) or not.
+    // Like Curator, it looks once the children can be listed and deletes what it finds. A create
+    // still on its way to the old server can commit after that look: Curator has the same race.
     while (client.session() == session) {
       Result r = client.call(Op::get_children(lock_path), world.now() + Duration::ms(client.session_timeout_ms()));
-      if (r.code == Code::session_expired) return;
+      if (r.code == Code::session_expired || r.code == Code::no_node) return;  // no parent: nothing of ours
       if (!r.ok()) continue;
       bool all_gone = true;
       for (const std::string& child : r.children.names()) {

@@ -40,7 +40,7 @@ struct LockStats {
   uint64_t requests = 0;      // every request the recipe sent
   uint64_t get_children = 0;
   uint64_t wakeups = 0;       // watches that fired and sent the waiter back to look
-  uint64_t lost_creates_cleaned = 0;  // gave up after a lost create: its node is deleted in the background
+  uint64_t lost_creates_cleaned = 0;  // gave up after a lost create: a background search-and-delete started
 };
 
 class ZkLock {
