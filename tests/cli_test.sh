@@ -251,7 +251,7 @@ expect 2 "--sentinel-quorum: 'most' is not a number (an integer 1..7), or majori
 expect 2 "--sentinel-quorum 4 with 3 sentinel(s): no failover could ever start" run --variant redis_lock_conditional --sentinels 3 --sentinel-quorum 4
 expect 2 "--min-replicas 2 with 1 Redis replica(s)" check --variant redis_lock_conditional --min-replicas 2
 expect 2 "--sentinels 3 with --redis-replicas 0" run --variant article_recipe --sentinels 3 --redis-replicas 0
-expect_violated 0 "" check --variant redis_lock_read_modify_write --faults partition --seeds 10 --sentinels 2 --sentinel-quorum 1 --properties lock_mutual_exclusion
+expect_violated 0 "" check --variant redis_lock_read_modify_write --faults partition --seeds 3 --sentinels 2 --sentinel-quorum 1 --properties lock_mutual_exclusion
 if ! "$oversim" run --variant redis_lock_conditional --sentinels 3 --sentinel-quorum 2 --trace none 2>/dev/null | grep "^reproduce:" | grep -q -- '--sentinels 3 --sentinel-quorum 2'; then
   echo "FAIL: the reproduce line lacks --sentinels 3 --sentinel-quorum 2"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 # A typed setting for a service the design does not use is named on stderr, never silently dropped.
