@@ -215,18 +215,15 @@ std::string describe_workload(const protocols::Workload& w) {
 std::map<std::string, std::string> refused_designs(const std::vector<std::string>& variants, const WorkloadFlags& flags) {
   std::map<std::string, std::string> refused;
   std::string first_problem;
+  const protocols::Workload w = to_workload(flags);
   for (const std::string& v : variants) {
     const protocols::Design& d = design_flag(v);
-    auto problem = protocols::apply_requirements(to_workload(flags), d.requirements, flags.typed, d.name).problem;
-    if (!problem) continue;
-    if (first_problem.empty()) first_problem = *problem;
-    for (const protocols::Requirement& q : d.requirements) {
-      if (std::find(flags.typed.begin(), flags.typed.end(), q.flag) == flags.typed.end()) continue;
-      if (protocols::find_setting(q.flag)->get(to_workload(flags)) == q.value) continue;  // typed as required
-      refused[v] = fmt::format("requires {} {} ({}); {} {} was typed", q.flag, q.value, q.why, q.flag, protocols::find_setting(q.flag)->get(to_workload(flags)));
-      break;
-    }
-    if (refused.count(v) == 0) refused[v] = *problem;
+    const protocols::Required r = protocols::apply_requirements(w, d.requirements, flags.typed, d.name);
+    if (!r.problem) continue;
+    if (first_problem.empty()) first_problem = *r.problem;
+    const std::optional<protocols::Requirement>& q = r.contradicted;
+    refused[v] = q ? fmt::format("requires {} {} ({}); {} {} was typed", q->flag, q->value, q->why, q->flag, protocols::find_setting(q->flag)->get(w))
+                   : *r.problem;
   }
   if (!refused.empty() && refused.size() == variants.size()) throw UsageError(first_problem);
   return refused;

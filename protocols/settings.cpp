@@ -209,7 +209,7 @@ std::string settings_key(const Workload& w) {
 
 Required apply_requirements(const Workload& w, const std::vector<Requirement>& requires_, const std::vector<std::string>& typed,
                             const std::string& design) {
-  Required r{w, std::nullopt};
+  Required r{w, std::nullopt, std::nullopt};
   for (const Requirement& q : requires_) {
     const Setting* s = find_setting(q.flag);
     if (s == nullptr) {
@@ -219,6 +219,7 @@ Required apply_requirements(const Workload& w, const std::vector<Requirement>& r
     const bool was_typed = std::find(typed.begin(), typed.end(), q.flag) != typed.end();
     if (was_typed && s->get(w) != q.value) {
       r.problem = fmt::format("{} {}: design '{}' requires {} {} ({})", q.flag, s->get(w), design, q.flag, q.value, q.why);
+      r.contradicted = q;
       return r;
     }
     if (auto error = s->set(r.workload, q.value)) {

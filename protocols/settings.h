@@ -2,7 +2,8 @@
 // repeatable-read`): one row each, read by the command line (the flag and its help), the
 // reproduce line and the workload line (the values that differ from the defaults), the probe key
 // (every value), and a design's requirements (Design::requires). A new setting is one row here
-// and the Workload field it sets; nothing else lists them.
+// and the Workload field it sets, plus a line in setting_service() when it configures one
+// service only.
 #pragma once
 
 #include <optional>
@@ -51,6 +52,7 @@ struct Requirement {
 struct Required {
   Workload workload;
   std::optional<std::string> problem;
+  std::optional<Requirement> contradicted;  // the requirement a typed flag contradicts, if that is the problem
 };
 Required apply_requirements(const Workload& w, const std::vector<Requirement>& requires_, const std::vector<std::string>& typed,
                             const std::string& design);
