@@ -201,7 +201,10 @@ Result ZkClient::call(const Op& op, Instant deadline, std::shared_ptr<Watch>* wa
     slot = std::make_shared<Watch>();
     watches_[watch_id] = Registered{op.path, op.type == OpType::get_children ? WatchKind::child : WatchKind::data, slot};
   }
-  const Duration timeout = std::max(Duration::ms(1), std::min(read_timeout(), deadline - world_.now()));
+  // The deadline bounds the wait for a connection only (Curator's blockUntilConnectedOrTimedOut):
+  // ClientCnxn has no per-request timeout, so a request once sent waits for its answer until the
+  // connection is deemed lost (no answer within the read timeout).
+  const Duration timeout = read_timeout();
   auto r = world_.network().call_as<ClientReply>(app_, *servers_[server_], "zk", ClientRequest{session, op, watch_id}, to_string(op), timeout);
   auto drop_watch = [&] {
     if (watch_id != 0) watches_.erase(watch_id);
