@@ -65,7 +65,7 @@ void warn_unused_settings(const std::vector<std::string>& variants, const Worklo
   for (const std::string& flag : flags.typed) {
     const protocols::Setting* setting = protocols::find_setting(flag);
     if (setting == nullptr) continue;
-    const std::string service = protocols::setting_service(*setting);
+    const std::string service = setting->service;
     if (service.empty()) continue;
     std::vector<std::string> uses;
     bool used = false;

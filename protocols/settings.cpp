@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -71,6 +70,12 @@ std::optional<std::string> parse_link(const std::string& text, std::optional<Dis
         [](Workload& w, const std::string& t) { return parse_link(t, w.field); }                                              \
   }
 
+// A row of a setting that configures one service (Setting::service).
+Setting in_service(const char* service, Setting s) {
+  s.service = service;
+  return s;
+}
+
 }  // namespace
 
 const std::vector<Setting>& settings() {
@@ -117,20 +122,20 @@ const std::vector<Setting>& settings() {
       Setting{"--check-constraint", "CHECK (available >= 0) on stock: on, or off (MySQL before 8.0.16 parsed CHECK and ignored it)", "CHECK",
               [](const Workload& w) { return on_off(w.db_check); }, [](Workload& w, const std::string& t) { return parse_on_off(t, w.db_check); }},
       // Redis (the "redis" service: a primary, its replicas, a Sentinel).
-      OVERSIM_INT_SETTING("--redis-replicas", "Replicas of the Redis primary, 0..4 (0: a standalone Redis, no Sentinel, no failover)",
-                          "redis replicas", redis_replicas, 0, kMaxRedisReplicas),
-      OVERSIM_INT_SETTING("--min-replicas", "Redis min-replicas-to-write: the primary refuses writes with fewer good replicas, 0..4 (default 0)",
-                          "min-replicas", redis_min_replicas, 0, kMaxRedisReplicas),
-      OVERSIM_SPAN_SETTING("--min-replicas-max-lag", "Redis min-replicas-max-lag: a replica is good if it acked within this, 1ms..1h (default 10s)",
-                           "min-replicas-max-lag", redis_min_replicas_max_lag, Duration::ms(1), kHour),
-      OVERSIM_SPAN_SETTING("--redis-timeout", "The Redis client's per-command timeout, 1ms..1h (the reply is then unknown)", "redis timeout",
-                           redis_client_timeout, Duration::ms(1), kHour),
-      OVERSIM_SPAN_SETTING("--sentinel-down-after", "Sentinel down-after-milliseconds: the primary is failed over after this long unheard, 1ms..1h",
-                           "sentinel down-after", sentinel_down_after, Duration::ms(1), kHour),
-      OVERSIM_INT_SETTING("--sentinels", "Sentinels watching the Redis primary, 1..7 (one per box: sentinel-1 shares the primary's side of a partition); "
+      in_service("redis", OVERSIM_INT_SETTING("--redis-replicas", "Replicas of the Redis primary, 0..4 (0: a standalone Redis, no Sentinel, no failover)",
+                          "redis replicas", redis_replicas, 0, kMaxRedisReplicas)),
+      in_service("redis", OVERSIM_INT_SETTING("--min-replicas", "Redis min-replicas-to-write: the primary refuses writes with fewer good replicas, 0..4 (default 0)",
+                          "min-replicas", redis_min_replicas, 0, kMaxRedisReplicas)),
+      in_service("redis", OVERSIM_SPAN_SETTING("--min-replicas-max-lag", "Redis min-replicas-max-lag: a replica is good if it acked within this, 1ms..1h (default 10s)",
+                           "min-replicas-max-lag", redis_min_replicas_max_lag, Duration::ms(1), kHour)),
+      in_service("redis", OVERSIM_SPAN_SETTING("--redis-timeout", "The Redis client's per-command timeout, 1ms..1h (the reply is then unknown)", "redis timeout",
+                           redis_client_timeout, Duration::ms(1), kHour)),
+      in_service("redis", OVERSIM_SPAN_SETTING("--sentinel-down-after", "Sentinel down-after-milliseconds: the primary is failed over after this long unheard, 1ms..1h",
+                           "sentinel down-after", sentinel_down_after, Duration::ms(1), kHour)),
+      in_service("redis", OVERSIM_INT_SETTING("--sentinels", "Sentinels watching the Redis primary, 1..7 (one per box: sentinel-1 shares the primary's side of a partition); "
                           "a failover needs the votes of a majority of them",
-                          "sentinels", sentinels, 1, kMaxSentinels),
-      Setting{"--sentinel-quorum", "Sentinel's quorum: how many sentinels must see the primary down before a failover starts, 1..7, or majority "
+                          "sentinels", sentinels, 1, kMaxSentinels)),
+      in_service("redis", Setting{"--sentinel-quorum", "Sentinel's quorum: how many sentinels must see the primary down before a failover starts, 1..7, or majority "
               "(the default)", "sentinel quorum",
               [](const Workload& w) { return w.sentinel_quorum == 0 ? std::string("majority") : std::to_string(w.sentinel_quorum); },
               [](Workload& w, const std::string& t) -> std::optional<std::string> {
@@ -140,20 +145,20 @@ const std::vector<Setting>& settings() {
                 }
                 if (auto error = parse_int(t, 1, kMaxSentinels, w.sentinel_quorum)) return *error + ", or majority";
                 return std::nullopt;
-              }},
+              }}),
       // Clients of the lock and of the database.
-      OVERSIM_SPAN_SETTING("--lock-retry", "tryLock polls the lock this often while it waits, 1us..1h", "lock poll", lock_retry, Duration::us(1), kHour),
+      in_service("redis", OVERSIM_SPAN_SETTING("--lock-retry", "tryLock polls the lock this often while it waits, 1us..1h", "lock poll", lock_retry, Duration::us(1), kHour)),
       // Link classes (the --latency model everywhere else).
       OVERSIM_LINK_SETTING("--db-latency",
                            "One-way latency of each message between an app node and the database: 2ms, 1ms..3ms or p50=1ms,p99=10ms (each 0..1h); "
                            "same (the default): the --latency model",
                            "app-db link", db_latency),
-      OVERSIM_LINK_SETTING("--lock-latency",
+      in_service("lock", OVERSIM_LINK_SETTING("--lock-latency",
                            "One-way latency of each message between an app node and the lock service's nodes (Redis and Sentinel, the RedLock "
                            "masters, the ZooKeeper ensemble), as --db-latency; same (the default): the --latency model",
-                           "app-lock link", lock_latency),
-      OVERSIM_SPAN_SETTING("--redlock-timeout", "RedLock: how long the client waits for each master's answer, 1ms..1h (redlock-rb's Redis client timeout, 0.1s)",
-                           "redlock timeout", redlock_node_timeout, Duration::ms(1), kHour),
+                           "app-lock link", lock_latency)),
+      in_service("redlock", OVERSIM_SPAN_SETTING("--redlock-timeout", "RedLock: how long the client waits for each master's answer, 1ms..1h (redlock-rb's Redis client timeout, 0.1s)",
+                           "redlock timeout", redlock_node_timeout, Duration::ms(1), kHour)),
       OVERSIM_INT_SETTING("--optimistic-retries", "db_optimistic_version: tries again this many times after a version conflict, 0..100",
                           "optimistic retries", optimistic_retries, 0, 100),
   };
@@ -169,16 +174,6 @@ const Setting* find_setting(const std::string& flag) {
     if (flag == s.flag) return &s;
   }
   return nullptr;
-}
-
-const char* setting_service(const Setting& s) {
-  static const std::map<std::string, const char*, std::less<>> services = {
-      {"--redis-replicas", "redis"},        {"--min-replicas", "redis"}, {"--min-replicas-max-lag", "redis"},
-      {"--redis-timeout", "redis"},         {"--sentinel-down-after", "redis"}, {"--sentinels", "redis"},
-      {"--sentinel-quorum", "redis"},       {"--lock-retry", "redis"},  {"--redlock-timeout", "redlock"},
-      {"--lock-latency", "lock"}};
-  auto it = services.find(s.flag);
-  return it == services.end() ? "" : it->second;
 }
 
 std::string setting_flags(const Workload& w) {

@@ -2,8 +2,7 @@
 // repeatable-read`): one row each, read by the command line (the flag and its help), the
 // reproduce line and the workload line (the values that differ from the defaults), the probe key
 // (every value), and a design's requirements (Design::requires). A new setting is one row here
-// and the Workload field it sets, plus a line in setting_service() when it configures one
-// service only.
+// and the Workload field it sets (with its service when it configures one service only).
 #pragma once
 
 #include <optional>
@@ -22,15 +21,15 @@ struct Setting {
   std::string (*get)(const Workload&);  // the value as it would be typed
   // Parses `text` into the workload; the error names the value and the range, without the flag.
   std::optional<std::string> (*set)(Workload&, const std::string& text);
+  // The service it configures: "redis", "redlock", "lock" (any lock service), or "" when it
+  // applies to every sale (the buyers, the database, the links to it).
+  const char* service = "";
 };
 
 // The rows, in the order --help lists them; exactly kSettingCount of them.
 inline constexpr size_t kSettingCount = 21;
 const std::vector<Setting>& settings();
 const Setting* find_setting(const std::string& flag);
-// The service a setting configures: "redis", "redlock", "lock" (any lock service), or "" when
-// it applies to every sale (the buyers, the database, the links to it).
-const char* setting_service(const Setting& s);
 
 // " --pool-size 20 --check-constraint off": every setting of `w` that differs from the defaults.
 std::string setting_flags(const Workload& w);
