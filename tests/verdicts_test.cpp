@@ -314,7 +314,7 @@ const Row kTable[] = {
     {"zk_lock_conditional", "app-crash", H, H, H, H, H, H, H, H, "reached: sold_out lock_contended"},
     {"zk_lock_conditional", "lost-replies", H, H, H, H, H, H, H, V, "reached: sold_out lock_contended"},
     {"zk_lock_conditional", "retries", H, V, H, H, H, H, H, V, "because: #retry.gateway; reached: sold_out lock_contended"},
-    {"zk_lock_conditional", "chaos", H, V, H, H, V, H, H, V, "because: #retry.gateway; reached: sold_out lock_contended; seeds: 368"},
+    {"zk_lock_conditional", "chaos", H, V, H, H, V, H, H, V, "because: #retry.gateway; reached: sold_out lock_contended; seeds: 283"},
     {"zk_lock_fenced", "none", H, H, H, H, H, H, H, H, "reached: sold_out lock_contended"},
     {"zk_lock_fenced", "gc-pause", H, H, H, H, V, H, H, H, "because: #zk.session-expired-while-held; reached: sold_out lock_contended"},
     {"zk_lock_fenced", "failover", H, H, H, H, H, H, H, H, "reached: sold_out lock_contended"},
@@ -340,7 +340,7 @@ const Row kTable[] = {
     {"zk_herd_lock", "app-crash", H, H, H, H, H, H, H, H, "reached: sold_out lock_contended"},
     {"zk_herd_lock", "lost-replies", H, H, H, H, H, H, H, V, "reached: sold_out lock_contended"},
     {"zk_herd_lock", "retries", H, V, H, H, H, H, H, V, "because: #retry.gateway; reached: sold_out lock_contended"},
-    {"zk_herd_lock", "chaos", H, V, H, H, V, H, H, V, "because: #retry.gateway; reached: sold_out lock_contended; seeds: 80"},
+    {"zk_herd_lock", "chaos", H, V, H, H, V, H, H, V, "because: #retry.gateway; reached: sold_out lock_contended; seeds: 368"},
 };
 
 void PrintTo(const Row& row, std::ostream* os) { *os << row.variant << " under " << row.profile; }

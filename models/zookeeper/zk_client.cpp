@@ -202,8 +202,9 @@ Result ZkClient::call(const Op& op, Instant deadline, std::shared_ptr<Watch>* wa
     watches_[watch_id] = Registered{op.path, op.type == OpType::get_children ? WatchKind::child : WatchKind::data, slot};
   }
   // The deadline bounds the wait for a connection only (Curator's blockUntilConnectedOrTimedOut):
-  // ClientCnxn has no per-request timeout, so a request once sent waits for its answer until the
-  // connection is deemed lost (no answer within the read timeout).
+  // ClientCnxn has no per-request timeout, so a request once sent waits for its answer whatever
+  // is left of the deadline. Here it waits the read timeout from the send (ClientCnxn counts it
+  // from the last packet heard on the connection).
   const Duration timeout = read_timeout();
   auto r = world_.network().call_as<ClientReply>(app_, *servers_[server_], "zk", ClientRequest{session, op, watch_id}, to_string(op), timeout);
   auto drop_watch = [&] {

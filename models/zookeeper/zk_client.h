@@ -65,7 +65,9 @@ class ZkClient {
   int64_t session_timeout_ms() const { return timeout_ms_; }
   const std::string& server() const;
 
-  // Blocks the calling fiber (on the app node) until the answer or `deadline`. A read with
+  // Blocks the calling fiber (on the app node) until the client is connected, up to `deadline`
+  // (not_serving past it), then sends the request and waits for its answer up to the read
+  // timeout, whatever is left of `deadline` (ClientCnxn has no per-request timeout). A read with
   // op.watch set leaves a watch, returned in `watch` (nullptr when the server did not leave one).
   // connection_loss: no answer (a write may have applied); not_serving: no server took the
   // request (it did not apply); session_expired: the session is gone (the client is LOST).

@@ -130,8 +130,10 @@ void ZkLock::delete_protected_in_background(uint64_t session) {
   sim::World& world = client.app().world();
   const std::string lock_path = lock_path_, prefix = prefix_;
   world.spawn(&client.app(), client.app().name() + "/zk-delete-protected", [&client, &world, session, lock_path, prefix] {
-    // Like Curator, it looks once the children can be listed and deletes what it finds. A create
-    // still on its way to the old server can commit after that look: Curator has the same race.
+    // Like Curator, it looks once the children can be listed and deletes what it finds. On the
+    // same connection the look comes after the create (FIFO client order); after a reconnect to
+    // another server, a create still on its way from the old one can commit after the look, and
+    // Curator has the same race.
     while (client.session() == session) {
       Result r = client.call(Op::get_children(lock_path), world.now() + Duration::ms(client.session_timeout_ms()));
       if (r.code == Code::session_expired || r.code == Code::no_node) return;  // no parent: nothing of ours

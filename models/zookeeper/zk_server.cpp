@@ -164,6 +164,7 @@ void ZkServer::forget_volatile() {
   closing_.clear();
   touched_.clear();
   pending_.clear();
+  order_.clear();
   data_watches_.clear();
   child_watches_.clear();
   connections_.clear();
@@ -177,10 +178,15 @@ void ZkServer::become_looking(const std::string& why) {
   // with the connections (clients register them again where they reconnect).
   std::map<uint64_t, Pending> pending;
   pending.swap(pending_);
+  std::map<uint64_t, SessionOrder> order;
+  order.swap(order_);
   std::map<uint64_t, sim::NodeId> connections;
   connections.swap(connections_);
   forget_volatile();
   for (const auto& [key, p] : pending) answer(p.request, ClientReply{Result{Code::connection_loss}, state_.last_zxid(), 0}, "");
+  for (const auto& [session, o] : order) {
+    for (const auto& [writes, read] : o.held) answer(read, ClientReply{Result{Code::connection_loss}, state_.last_zxid(), 0}, "");
+  }
   for (const auto& [session, client] : connections) {
     world_.network().send(node_, *world_.nodes().at(client), kWatchPort, ConnectionClosed{session}, "connection closed");
   }
@@ -418,10 +424,24 @@ void ZkServer::handle_client(const sim::Message& m) {
   connections_[r.session] = m.from;
   if (r.op.is_write()) {
     const uint64_t key = next_key_++;
-    pending_[key] = Pending{m, false};
+    pending_[key] = Pending{m, false, r.session};
+    ++order_[r.session].writes_sent;
     submit(r.session, r.op, key, from);
     return;
   }
+  auto order = order_.find(r.session);
+  if (order != order_.end() && order->second.writes_answered < order->second.writes_sent) {
+    order->second.held.emplace_back(order->second.writes_sent, m);
+    return;
+  }
+  answer_read(m);
+}
+
+void ZkServer::answer_read(const sim::Message& m) {
+  const auto& r = std::any_cast<const ClientRequest&>(m.body);
+  const std::string what = to_string(r.op);
+  const uint64_t zxid = state_.last_zxid();
+  if (!state_.has_session(r.session)) return answer(m, ClientReply{Result{Code::session_expired}, zxid, 0}, what);
   Result result = state_.read(r.op);
   if (r.op.watch) {
     // exists() leaves a watch whether or not the node exists; getData and getChildren only on a node.
@@ -430,6 +450,20 @@ void ZkServer::handle_client(const sim::Message& m) {
     }
   }
   answer(m, ClientReply{result, zxid, 0}, what);
+}
+
+// A write of `session` was answered: the reads it held back are answered now, in the order they came.
+void ZkServer::write_answered(uint64_t session) {
+  auto it = order_.find(session);
+  if (it == order_.end()) return;
+  SessionOrder& o = it->second;
+  ++o.writes_answered;
+  while (!o.held.empty() && o.held.front().first <= o.writes_answered) {
+    const sim::Message read = std::move(o.held.front().second);
+    o.held.pop_front();
+    answer_read(read);
+  }
+  if (o.writes_answered == o.writes_sent && o.held.empty()) order_.erase(it);
 }
 
 void ZkServer::submit(uint64_t session, Op op, uint64_t origin_key, const std::string& from) {
@@ -501,6 +535,7 @@ void ZkServer::apply_proposal(const Proposal& p) {
     answer(pending.request, ClientReply{a.result, state_.last_zxid(), op.timeout_ms}, "connect (new session)");
   } else {
     answer(pending.request, ClientReply{a.result, state_.last_zxid(), 0}, to_string(op));
+    write_answered(pending.session);
   }
 }
 

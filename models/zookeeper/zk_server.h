@@ -9,7 +9,8 @@
 //   gives each a zxid (epoch << 32 | counter), logs it, proposes it to its followers (each logs
 //   and ACKs), and commits it once a quorum (itself included) has it; followers apply on COMMIT.
 //   The server the client wrote to answers once it has applied the write itself. Reads are
-//   answered from the server's own copy: a follower may lag the leader.
+//   answered from the server's own copy: a follower may lag the leader. FIFO client order: a
+//   read waits for every write its session sent to this server before it (CommitProcessor).
 // - The leader pings its followers every half tick; a leader that has not heard a quorum within
 //   syncLimit ticks steps down, and a follower that has not heard its leader for syncLimit ticks
 //   goes LOOKING. LOOKING servers elect the one with the highest (last zxid, id) among a quorum of
@@ -157,6 +158,14 @@ class ZkServer {
   struct Pending {
     sim::Message request;
     bool connect = false;
+    uint64_t session = 0;  // a write's session (FIFO client order)
+  };
+  // FIFO client order: a read waits for every write its session sent here before it, as
+  // ZooKeeper's CommitProcessor holds a session's read behind its pending writes.
+  struct SessionOrder {
+    uint64_t writes_sent = 0;
+    uint64_t writes_answered = 0;
+    std::deque<std::pair<uint64_t, sim::Message>> held;  // (writes it waits for, the read)
   };
   struct Watcher {
     uint64_t session = 0;
@@ -182,6 +191,8 @@ class ZkServer {
   void handle_client(const sim::Message& m);
   void handle_peer(const sim::Message& m);
   void answer(const sim::Message& request, const ClientReply& reply, const std::string& what);
+  void answer_read(const sim::Message& m);
+  void write_answered(uint64_t session);
   void submit(uint64_t session, Op op, uint64_t origin_key, const std::string& from);
   void propose(uint64_t session, Op op, uint32_t origin, uint64_t origin_key, const std::string& from);
   void maybe_commit();
@@ -227,6 +238,7 @@ class ZkServer {
   std::set<uint64_t> closing_;
   std::set<uint64_t> touched_;                   // follower: sessions to report
   std::map<uint64_t, Pending> pending_;
+  std::map<uint64_t, SessionOrder> order_;       // sessions with a write pending here
   uint64_t next_key_ = 1;
   std::map<std::string, std::vector<Watcher>> data_watches_, child_watches_;
   std::map<uint64_t, sim::NodeId> connections_;  // sessions connected here, and their client's node

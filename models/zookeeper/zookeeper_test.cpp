@@ -186,7 +186,7 @@ TEST(ZkClient, ACutOffClientLearnsOfExpiryLaterThanTheServers) {
 // docs/performance.md).
 TEST(ZkClient, ARequestSentAtItsDeadlineStillGetsItsAnswer) {
   Sale s;
-  Result late;
+  Result late{Code::connection_loss};
   s.w.spawn(s.apps[0], "client", [&] {
     ASSERT_TRUE(s.client(0).wait_connected(s.w.now() + 1_s));
     late = s.client(0).call(Op::create("/locks/a", "", true, false), s.w.now());
@@ -194,6 +194,27 @@ TEST(ZkClient, ARequestSentAtItsDeadlineStillGetsItsAnswer) {
   s.w.run();
   ASSERT_TRUE(late.ok()) << to_string(late.code);
   EXPECT_NE(s.zk->server(2).state().find("/locks/a"), nullptr);
+}
+
+// FIFO client order: every buyer of an app shares its session, and a read the session sends after
+// a write waits for that write, as ZooKeeper's CommitProcessor holds it. Here the second buyer
+// asks 1us after the first buyer's create left, through a follower that must forward the create
+// to the leader: it sees the node. The model once answered the read at once, ahead of the write.
+TEST(ZkServer, AReadWaitsForTheWritesItsSessionSentBeforeIt) {
+  Sale s;
+  Result created{Code::connection_loss}, seen{Code::connection_loss};
+  s.w.spawn(s.apps[0], "first", [&] {
+    ASSERT_TRUE(s.client(0).wait_connected(s.w.now() + 1_s));
+    created = s.client(0).call(Op::create("/locks/a", "", true, false), s.w.now() + 1_s);
+  });
+  s.w.spawn(s.apps[0], "second", [&] {
+    ASSERT_TRUE(s.client(0).wait_connected(s.w.now() + 1_s));
+    sim::sleep_for(1_us);
+    seen = s.client(0).call(Op::exists("/locks/a"), s.w.now() + 1_s);
+  });
+  s.w.run();
+  ASSERT_TRUE(created.ok()) << to_string(created.code);
+  EXPECT_TRUE(seen.ok()) << to_string(seen.code) << ": the read overtook its session's write";
 }
 
 // N waiters on the recipe: each release wakes one waiter. On the herd recipe every change wakes
