@@ -102,20 +102,30 @@ void warn_lint(const std::vector<std::string>& variants, const protocols::Worklo
   }
 }
 
-// compare runs many profiles: one line each, the values set and any kept as typed.
-void print_notes_briefly(const std::string& profile, const Scenario& s, const std::string& for_designs = "") {
-  std::string sets;
-  for (const std::string& n : s.notes) {
-    const std::string prefix = profile + " sets ";
+// compare runs many profiles: one line each, the values set (without their reasons, which
+// `check --faults P` gives) and, in full, any kept as typed.
+struct BriefNotes {
+  std::vector<std::string> in_full;  // kept as typed, and anything else a profile says
+  std::string sets;                  // "--remote-call 1500ms, --lock-ttl 5s", or empty
+  bool operator==(const BriefNotes&) const = default;
+};
+BriefNotes brief_notes(const std::string& profile, const std::vector<std::string>& notes) {
+  BriefNotes brief;
+  const std::string prefix = profile + " sets ";
+  for (const std::string& n : notes) {
     if (n.rfind(prefix, 0) != 0) {
-      fmt::print(stderr, "oversim: {}\n", n);
+      brief.in_full.push_back(n);
       continue;
     }
     const size_t paren = n.find(" (", prefix.size());
-    sets += fmt::format("{}{}", sets.empty() ? "" : ", ", n.substr(prefix.size(), paren - prefix.size()));
+    brief.sets += fmt::format("{}{}", brief.sets.empty() ? "" : ", ", n.substr(prefix.size(), paren - prefix.size()));
   }
-  if (!sets.empty()) {
-    fmt::print(stderr, "oversim: {} sets {}{} (flags you did not type; `oversim check --faults {}` says why)\n", profile, sets, for_designs, profile);
+  return brief;
+}
+void print_notes_briefly(const std::string& profile, const BriefNotes& brief, const std::string& for_designs) {
+  for (const std::string& n : brief.in_full) fmt::print(stderr, "oversim: {}\n", n);
+  if (!brief.sets.empty()) {
+    fmt::print(stderr, "oversim: {} sets {}{} (flags you did not type; `oversim check --faults {}` says why)\n", profile, brief.sets, for_designs, profile);
   }
 }
 
@@ -611,9 +621,9 @@ int compare_command(const CompareFlags& f) {
   for (const FaultsChoice& fc : faults) {
     // What a profile widens depends on the workload and on the roles of the design's lock
     // service (failover and partition widen for a replicated one only), so the notes are
-    // gathered per design it applies to and printed once per distinct set, naming the designs
+    // gathered per design it applies to and printed once per distinct line, naming the designs
     // when they differ. A profile that applies to none has nothing to say.
-    std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> groups;  // notes, designs
+    std::vector<std::pair<BriefNotes, std::vector<std::string>>> groups;  // notes, designs
     std::optional<Scenario> checked;
     for (const std::string& v : variants) {
       Scenario probe_design;
@@ -621,22 +631,15 @@ int compare_command(const CompareFlags& f) {
       probe_design.workload = to_workload(f.sweep.workload);
       if (!fc.profile.empty() && protocols::profile_inapplicable(fc.profile, probe_design)) continue;
       Scenario s = scenario_of(v, fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
-      bool grouped = false;
-      for (auto& [notes, designs] : groups) {
-        if (notes == s.notes) {
-          designs.push_back(v);
-          grouped = true;
-        }
-      }
-      if (!grouped) groups.push_back({s.notes, {v}});
+      const BriefNotes brief = brief_notes(fc.label(), s.notes);
+      auto at = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == brief; });
+      if (at == groups.end()) groups.push_back({brief, {v}});
+      else at->second.push_back(v);
       if (!checked) checked = std::move(s);
     }
     if (!checked) checked = scenario_of(variants.front(), fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
-    for (const auto& [notes, designs] : groups) {
-      if (notes.empty()) continue;
-      Scenario shown = *checked;
-      shown.notes = notes;
-      print_notes_briefly(fc.label(), shown, groups.size() > 1 ? fmt::format(" for {}", join(designs)) : std::string());
+    for (const auto& [brief, designs] : groups) {
+      print_notes_briefly(fc.label(), brief, groups.size() > 1 ? fmt::format(" for {}", join(designs)) : std::string());
     }
     bases.push_back(sweep_base(*checked, fc, f.sweep.workload));
   }

@@ -239,7 +239,7 @@ void widen_for_failover(Scenario& s, const std::string& profile, const Roles& ro
   widen(s, profile, "--remote-call", w.remote_call, std::max(Duration::ms(1500), roles.takeover_time + Duration::ms(400)), why.c_str(), show_duration);
   widen(s, profile, "--lock-ttl", w.lock_ttl, w.remote_call * 3 + Duration::ms(500), "the lease must outlast the critical section, or it expires without any failover",
         show_duration);
-  widen(s, profile, "--lock-wait", w.lock_wait, std::max(Duration::s(10), roles.takeover_time + Duration::ms(8900)), "waiting buyers must still be trying when the replica takes over", show_duration);
+  widen(s, profile, "--lock-wait", w.lock_wait, std::max(Duration::s(10), roles.takeover_time + Duration::ms(8900)), "waiting buyers must still be trying once the lock service has failed over", show_duration);
   widen(s, profile, "--gateway-timeout", w.gateway_timeout, std::max(Duration::s(15), roles.takeover_time + Duration::ms(13900)), "the gateway must wait out the failover", show_duration);
 }
 

@@ -280,6 +280,11 @@ expect 1 - check --variant redis_lock_conditional --faults none --seeds 3 --requ
 expect 0 - check --variant redis_lock_conditional --faults gc-pause --seeds 3 --require lease_expired_while_held,lock_contended
 expect 2 "--require: 'no_oversell' is asserted with --properties" check --variant redis_lock_conditional --require no_oversell
 
+# A profile's widening is one stderr line for every design it widens the same way (Redis and
+# ZooKeeper failover), one per group where it differs (partition), each group named.
+notes=$("$oversim" compare --variants redis_lock_conditional,zk_lock_conditional --faults failover,partition --seeds 1 2>&1 >/dev/null)
+lines="$(printf '%s\n' "$notes" | grep -c '^oversim: failover sets') $(printf '%s\n' "$notes" | grep -c '^oversim: partition sets .* for redis_lock_conditional (') $(printf '%s\n' "$notes" | grep -c '^oversim: partition sets .* for zk_lock_conditional (')"
+if [ "$lines" != "1 1 1" ]; then echo "FAIL: compare's widening notes (failover, partition for redis, for zk: $lines, expected 1 1 1): $notes"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 # Combinations: one run suffers a fault of each profile; a list is for compare.
 expect 0 - check --variant redis_lock_conditional --faults gc-pause+failover --seeds 2 --require failover_happened,fault_hit_held_lock
 expect 2 "'gc-pause,failover' is a list of profiles" check --variant redis_lock_conditional --faults gc-pause,failover
