@@ -5,21 +5,23 @@
 # as true as its evidence: docs/testing.md records the last run of this script.
 #
 #   scripts/sweep-holds.sh [oversim binary, default build/oversim] [LAST, default 1040]
-#   JOBS=2 (OS threads); VARIANTS=a,b (default all): only these designs
+#   JOBS=2 (OS threads); VARIANTS=a,b (default all): only these designs;
+#   STRATEGY=random (default; the table's own) or swarm or pct: how the sweep searches
 # Exit status: 0 when every H cell held, 1 when one did not, 2 on bad use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 oversim=${1:-build/oversim}
 last=${2:-1040}
 jobs=${JOBS:-2}
+strategy=${STRATEGY:-random}
 [[ -x "$oversim" ]] || { echo "sweep-holds: no oversim binary at $oversim (build first)" >&2; exit 2; }
 [[ "$last" =~ ^[0-9]+$ && "$last" -gt 40 ]] || { echo "sweep-holds: LAST must be a seed above 40, got '$last'" >&2; exit 2; }
 runs=$(mktemp)
 trap 'rm -f "$runs"' EXIT
 start=$(date +%s)
-"$oversim" hash --variants "${VARIANTS:-all}" --faults all --seeds "41..$last" --strategy random --jobs "$jobs" > "$runs"
+"$oversim" hash --variants "${VARIANTS:-all}" --faults all --seeds "41..$last" --strategy "$strategy" --jobs "$jobs" > "$runs"
 if grep -q $'\terror: ' "$runs"; then grep $'\terror: ' "$runs" | head -5 >&2; exit 2; fi
-awk -F'\t' -v seeds=$((last - 40)) -v elapsed=$(( $(date +%s) - start )) '
+awk -F'\t' -v strategy="$strategy" -v seeds=$((last - 40)) -v elapsed=$(( $(date +%s) - start )) '
   BEGIN { split("no_oversell no_duplicate_order no_lost_order ledger_conservation lock_mutual_exclusion no_foreign_unlock no_lost_update progress", col, " ") }
   FNR == NR {
     # the table rows of tests/verdicts_test.cpp: {"design", "profile", H, V, ...
@@ -40,6 +42,6 @@ awk -F'\t' -v seeds=$((last - 40)) -v elapsed=$(( $(date +%s) - start )) '
   }
   END {
     for (k in bad) { split(k, p, SUBSEP); printf "%s / %s: %s is H in the table but was violated in %d of %d seeds (first seed %d)\n", p[1], p[2], p[3], bad[k], seeds, first[k]; failed++ }
-    printf "sweep-holds: %d H cells in %d rows, seeds 41..%d (%d runs each), %ds: %s\n", hcells, cells, seeds + 40, seeds, elapsed, failed ? failed " did not hold" : "every one held"
+    printf "sweep-holds: %d H cells in %d rows, seeds 41..%d (%d runs each), strategy %s, %ds: %s\n", hcells, cells, seeds + 40, seeds, strategy, elapsed, failed ? failed " did not hold" : "every one held"
     exit failed ? 1 : 0
   }' tests/verdicts_test.cpp "$runs"

@@ -10,7 +10,8 @@
 // (SQLSTATE 23514): the buyer is told "failed", not "sold out". check_constraint_fired is
 // reached, which in any other design means its own guard failed. Violates no_duplicate_order
 // under retries and chaos (no idempotency key), and progress under lost-replies, retries and
-// chaos (buyers who heard nothing stop). db_decrement_mysql57 is the same code where the
+// chaos (buyers who heard nothing stop), and under gc-pause and app-crash with the swarm
+// strategy (a buyer killed or unanswered is not replaced). db_decrement_mysql57 is the same code where the
 // CHECK is not enforced.
 #include "protocols/steps.h"
 

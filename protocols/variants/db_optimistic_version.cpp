@@ -7,7 +7,8 @@
 // Expected verdict: HOLDS no_oversell under every profile. Under contention a burst of buyers
 // keeps bumping the version and the losers run out of retries ("busy"); buyers who click again
 // (--patience) buy the rest without faults, but under faults that slow the sale (gc-pause,
-// slow-rpc, lost-replies, retries, chaos) some are left without an answer while stock remains:
+// slow-rpc, lost-replies, retries, chaos; app-crash with the swarm strategy) some are left
+// without an answer while stock remains:
 // VIOLATES progress there (undersell), the liveness cost the article's checklist warns about
 // (with --patience 0 it is violated without faults too). VIOLATES
 // no_duplicate_order under retries and chaos: a gateway retry after a lost COMMIT reply buys

@@ -3,7 +3,8 @@
 // Design: take the lock, `INCR fence:stock:{sku}` for token t, SELECT the stock (no row lock),
 // make the remote call, then `UPDATE stock SET available = <literal>, fence = t WHERE sku_id = ?
 // AND fence < t`; 0 rows means a newer holder wrote: abort.
-// Expected verdict: VIOLATES no_oversell under gc-pause, clock-jump and slow-rpc. The fence stops
+// Expected verdict: VIOLATES no_oversell under gc-pause, clock-jump and slow-rpc, and under
+// lock-restart (a primary back without the key; swarm seed 754). The fence stops
 // an older holder from writing after a newer one, but not a newer holder that read before the
 // older one wrote: A (t=5) and B (t=6) both read 3; A writes 2 (fence 0 < 5), B writes 2
 // (fence 5 < 6). Both sell one unit; the stock went down by one. Fencing must cover the read.
