@@ -24,11 +24,11 @@
 //            found a violation the first 40 seeds miss, the cell is V and its first violating
 //            seed runs here, so the table states what is true, not what 40 seeds happened to see.
 //   swarm:   seeds run with the swarm strategy (check's and compare's default), past 1..40:
-//            where `STRATEGY=swarm scripts/sweep-holds.sh` (seeds 41..240) found a violation
+//            where `STRATEGY=swarm scripts/sweep-holds.sh` (seeds 41..1040) found a violation
 //            the random seeds miss. Swarm leaves fault points out per seed, so it strikes where
-//            random rarely does (a crash before COMMIT of a buyer no one else replaces). Every
-//            cell it changed is progress: no safety cell (oversell, duplicate, lost order,
-//            ledger, mutual exclusion, foreign unlock, lost update) failed under it.
+//            random rarely does (a crash before COMMIT of a buyer no one else replaces). The
+//            cells it changed are progress, and one row of an unsafe design
+//            (redis_fenced_stale_read / lock-restart oversells); no other safety cell failed.
 //   n/a:     the profile cannot strike the design (failover without a replica, a lock fault
 //            without a lock service): nothing runs, and compare prints "does not apply".
 // And in every row: some order was sold, and CHECK (available >= 0) never had to turn a

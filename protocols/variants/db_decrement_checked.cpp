@@ -11,8 +11,8 @@
 // reached, which in any other design means its own guard failed. Violates no_duplicate_order
 // under retries and chaos (no idempotency key), and progress under lost-replies, retries and
 // chaos (buyers who heard nothing stop), and under gc-pause and app-crash with the swarm
-// strategy (a buyer killed or unanswered is not replaced). db_decrement_mysql57 is the same code where the
-// CHECK is not enforced.
+// strategy (a buyer killed or unanswered is not replaced). db_decrement_mysql57 is the same
+// code where the CHECK is not enforced.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
