@@ -270,6 +270,43 @@ void print_verdicts(const RunResult& r, const std::vector<std::string>& asserted
   }
 }
 
+// A quantile or a time: "-" when there is none; "never" for a buyer that never heard an answer.
+std::string span_or(const std::optional<sim::Duration>& d, const char* none = "-") {
+  if (!d) return none;
+  return *d == sim::Duration::max() ? std::string("never") : sim::format_span(*d);
+}
+
+std::string rate(int64_t n, int64_t d) {
+  if (d <= 0) return "-";
+  return fmt::format("{}/{} ({:.1f}%)", n, d, 100.0 * static_cast<double>(n) / static_cast<double>(d));
+}
+
+// The sale's numbers (properties/metrics.h; docs/guide.md#metrics defines each), for one run or
+// merged over a sweep's runs.
+void print_metrics(const properties::SaleMetrics& m) {
+  const bool one = m.runs == 1;
+  std::string timing;
+  if (one) {
+    timing = m.first_unit.empty() ? std::string("nothing sold")
+                                  : fmt::format("first unit at {}, last unit at {}", sim::format_span(m.first_unit.front()), sim::format_span(m.last_unit.front()));
+    timing += m.sell_out.empty() ? ", stock remained" : fmt::format(", sold out at {}", sim::format_span(m.sell_out.front()));
+  } else {
+    timing = fmt::format("sold out in {}/{} runs (sell-out median {}, max {}); first unit median {}", m.sell_out.size(), m.runs,
+                         span_or(properties::quantile(m.sell_out, 500)), span_or(properties::quantile(m.sell_out, 1000)),
+                         span_or(properties::quantile(m.first_unit, 500)));
+  }
+  fmt::print("sale: sold {} of {} units ({:.0f}%), {} told they bought; {}; {:.1f} orders/s over the selling window{}\n", m.sold, m.units, m.sold_percent(),
+             m.told_bought, timing, m.orders_per_s(),
+             one ? fmt::format(" ({})", sim::format_span(sim::Duration::us(m.window_us))) : std::string());
+  fmt::print("buyers: {} bought, {} told sold out, {} turned away, {} heard nothing; {} told wrongly; time to the last answer p50 {}, p99 {}, p999 {} "
+             "(a buyer that heard nothing: never)\n",
+             m.bought, m.told_sold_out, m.turned_away, m.unanswered, m.told_wrong, span_or(properties::quantile(m.answer_times, 500)),
+             span_or(properties::quantile(m.answer_times, 990)), span_or(properties::quantile(m.answer_times, 999)));
+  fmt::print("monitoring: lock acquisitions that gave up {}, lock wait p99 {}; deductions refused {}; ledger difference at the end {}\n",
+             rate(m.lock_gave_up, m.lock_acquires), span_or(properties::quantile(m.lock_waits, 990)), rate(m.deductions_refused, m.deductions),
+             m.ledger_difference);
+}
+
 void print_results(const RunResult& r) {
   std::string results;
   for (auto br : {protocols::BuyResult::sold, protocols::BuyResult::sold_out, protocols::BuyResult::busy, protocols::BuyResult::unknown,
@@ -282,12 +319,9 @@ void print_results(const RunResult& r) {
     return it == r.counters.end() ? int64_t{0} : it->second;
   };
   // Every attempt ends with a result, or dies with its node (a crash unwinds it mid-purchase).
-  fmt::print("attempts: {}, died with their node {}; orders committed {}; p99 order latency {}\n", results, counter("attempt.died-with-node"), r.orders,
-             sim::format_span(properties::percentile(r.latencies, 99)));
-  // Every buyer ends one way: told sold, told sold out, turned away (busy or an error when its
-  // patience ran out), or never told anything.
-  fmt::print("buyers: {} bought, {} told sold out, {} turned away, {} heard nothing; {} clicks again\n", counter("buyer.bought"),
-             counter("buyer.told-sold-out"), counter("buyer.turned-away"), counter("buyer.no-answer"), counter("buyer.click-again"));
+  fmt::print("attempts: {}, died with their node {}; orders committed {}; {} clicks again\n", results, counter("attempt.died-with-node"), r.orders,
+             counter("buyer.click-again"));
+  print_metrics(r.metrics);
 }
 
 }  // namespace
@@ -413,6 +447,44 @@ std::vector<std::string> require_flag(const std::string& text) {
   return names;
 }
 
+// The coverage a faulted sweep must reach for its verdict to mean anything: the fault struck while
+// units remained, and, for a profile aimed at the lock of a design that has one, while a lock was
+// held. None for a plan or no faults.
+std::vector<std::string> profile_targets(const FaultsChoice& faults, const Scenario& s) {
+  if (faults.profile.empty() || faults.profile == "none") return {};
+  std::vector<std::string> out = {"fault_struck_during_sale"};
+  if (protocols::profile_aims_at_lock(faults.profile) && protocols::Simulation::roles(s, design_flag(s.design)).has_lock_service()) {
+    out.push_back("fault_hit_held_lock");
+  }
+  return out;
+}
+
+std::string unreached_why(const std::vector<std::string>& unreached, const std::vector<std::string>& typed) {
+  bool all_typed = true;
+  for (const std::string& u : unreached) all_typed = all_typed && std::find(typed.begin(), typed.end(), u) != typed.end();
+  return all_typed ? "required with --require" : "the profile's faults must strike there for the runs to test it";
+}
+
+nlohmann::json metrics_json(const properties::SaleMetrics& m) {
+  // null: no value, or (answer times) a buyer that never heard an answer.
+  auto ns = [](const std::optional<sim::Duration>& d) { return d && *d != sim::Duration::max() ? nlohmann::json(d->count_ns()) : nlohmann::json(nullptr); };
+  return {{"runs", m.runs},
+          {"units", m.units},
+          {"sold", m.sold},
+          {"told_bought", m.told_bought},
+          {"sold_out_runs", m.sell_out.size()},
+          {"sell_out_median_ns", ns(properties::quantile(m.sell_out, 500))},
+          {"first_unit_median_ns", ns(properties::quantile(m.first_unit, 500))},
+          {"selling_window_ns", m.window_us * 1000},
+          {"orders_per_s", m.orders_per_s()},
+          {"buyers", {{"total", m.buyers}, {"bought", m.bought}, {"told_sold_out", m.told_sold_out}, {"turned_away", m.turned_away},
+                      {"unanswered", m.unanswered}, {"told_wrong", m.told_wrong}}},
+          {"answer_time_ns", {{"p50", ns(properties::quantile(m.answer_times, 500))}, {"p99", ns(properties::quantile(m.answer_times, 990))},
+                              {"p999", ns(properties::quantile(m.answer_times, 999))}}},
+          {"monitoring", {{"lock_acquires", m.lock_acquires}, {"lock_gave_up", m.lock_gave_up}, {"lock_wait_p99_ns", ns(properties::quantile(m.lock_waits, 990))},
+                          {"deductions", m.deductions}, {"deductions_refused", m.deductions_refused}, {"ledger_difference", m.ledger_difference}}}};
+}
+
 int check_command(const CheckFlags& f) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
   const std::vector<std::string> required = require_flag(f.require);
@@ -456,6 +528,18 @@ int check_command(const CheckFlags& f) {
     fmt::print("{} of {} runs had no fault ({}: {}; first seed {})\n", sw.unplaced, sw.runs, faults.label(), sw.unplaced_why, *sw.unplaced_seed);
   }
   if (sw.unfired > 0) fmt::print("{} of {} runs did not reach a planned fault's trigger point: that fault never happened\n", sw.unfired, sw.runs);
+  // What the faults tested: a fault that struck only after the sell-out, or never while a lock
+  // was held, tested nothing of the sale or of the lock.
+  const std::vector<std::string> targets = profile_targets(faults, first);
+  if (!targets.empty()) {
+    std::string struck;
+    for (const std::string& t : targets) {
+      struck += fmt::format("{}{} in {}/{} runs", struck.empty() ? "" : "; ", t == "fault_struck_during_sale" ? "the fault struck while units remained" : "it struck while a lock was held",
+                            sw.counts[t].reached, sw.runs);
+    }
+    fmt::print("faults: {}\n", struck);
+  }
+  print_metrics(sw.metrics);
   fmt::print("searched: {} executions, strategy {}, {:.2f}s wall\n", sw.runs, strategy, static_cast<double>(sw.wall_ns) / 1e9);
   for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in a run: {}\n", e);
   if (!sw.errors.empty()) return 3;
@@ -469,16 +553,23 @@ int check_command(const CheckFlags& f) {
                          const properties::PropertyCount& c = sw.counts[p.name];
                          return p.kind == properties::Kind::sometimes ? nlohmann::json{{"reached", c.reached}} : nlohmann::json{{"violated", c.violated}};
                        })}};
+  // Required: what --require names, and what the profile targets (a faulted sweep whose faults
+  // never struck while units remained, or never while a lock was held, tested nothing).
+  std::vector<std::string> required_all = required;
+  for (const std::string& t : targets) {
+    if (std::find(required_all.begin(), required_all.end(), t) == required_all.end()) required_all.push_back(t);
+  }
   std::vector<std::string> unreached;
-  for (const std::string& name : required) {
+  for (const std::string& name : required_all) {
     if (sw.counts[name].reached == 0) unreached.push_back(name);
   }
-  j["required"] = required;
+  j["required"] = required_all;
   j["unreached"] = unreached;
+  j["metrics"] = metrics_json(sw.metrics);
   if (!sw.first_failure && !unreached.empty()) {
-    fmt::print("verdict: VACUOUS: {} never reached in {} runs (required with --require): the runs never got where the properties matter, so "
+    fmt::print("verdict: VACUOUS: {} never reached in {} runs ({}): the runs never got where the properties matter, so "
                "their holding says nothing\n",
-               join(unreached, ", "), sw.runs);
+               join(unreached, ", "), sw.runs, unreached_why(unreached, required));
     j["verdict"]["holds"] = false;
     j["verdict"]["vacuous"] = true;
     write_json(f.json, j);
@@ -487,7 +578,7 @@ int check_command(const CheckFlags& f) {
   if (!unreached.empty()) fmt::print("required but never reached: {}\n", join(unreached, ", "));
   if (!sw.first_failure) {
     fmt::print("verdict: every asserted property held in all {} runs: {} random executions with the {} strategy, not a proof for every execution{}\n",
-               sw.runs, sw.runs, strategy, required.empty() ? "" : fmt::format("; {} reached", join(required, ", ")));
+               sw.runs, sw.runs, strategy, required_all.empty() ? "" : fmt::format("; {} reached", join(required_all, ", ")));
     write_json(f.json, j);
     return 0;
   }
@@ -550,6 +641,8 @@ Column column_of(const properties::Property& p) {
       {"no_oversell", {"oversell", false}},
       {"no_duplicate_order", {"duplicate", false}},
       {"no_lost_order", {"lost", false}},
+      {"no_told_wrong", {"toldwrong", false}},
+      {"fault_struck_during_sale", {"insale", false}},
       {"ledger_conservation", {"ledger", false}},
       {"lock_mutual_exclusion", {"mutex", false}},
       {"no_foreign_unlock", {"foreign", false}},
@@ -575,8 +668,8 @@ Column column_of(const properties::Property& p) {
 std::vector<Column> columns_flag(const std::string& text) {
   std::vector<std::string> names;
   if (text.empty()) {
-    names = {"no_oversell", "no_duplicate_order", "no_lost_order", "ledger_conservation", "lock_mutual_exclusion", "progress",
-             "lease_expired_while_held", "lock_contended", "fault_hit_held_lock"};
+    names = {"no_oversell", "no_duplicate_order", "no_lost_order", "no_told_wrong", "ledger_conservation", "lock_mutual_exclusion", "progress",
+             "lease_expired_while_held", "lock_contended", "fault_struck_during_sale", "fault_hit_held_lock"};
   } else {
     std::vector<std::string> all;
     for (const auto& p : properties::catalogue()) all.push_back(p.name);
@@ -650,15 +743,17 @@ int compare_command(const CompareFlags& f) {
     if (fc.profile.empty()) fmt::print("plan: {}\n", fc.plan.to_string());
   }
   fmt::print("cells: runs that violated each property (out of {}); '.' = none.{}\n"
-             "sold: the stock buyers were told they bought; orders/s and p99 are over all runs of the cell;\n"
-             "msgs/buy: requests to the lock service per purchase attempt; wake/rel: times a waiter woke to look again (a poll, a\n"
-             "watch, a retry round) per lock release.\n\n",
+             "sold: orders committed, of the units the cell's runs had (above 100% only with an oversell); sellout: the median run's\n"
+             "sell-out time (never: most runs left stock unsold); orders/s: units sold per second of selling window (the sale's start to\n"
+             "its sell-out, or to its last answer when stock remained), over all runs; p99: buyers' time to their last answer (never: over\n"
+             "1% heard nothing); msgs/buy: requests to the lock service per purchase attempt; wake/rel: times a waiter woke to look again\n"
+             "(a poll, a watch, a retry round) per lock release. docs/guide.md#compare defines every column.\n\n",
              seeds.count, coverage_legend(columns));
   size_t faults_width = 13;  // a combination (gc-pause+failover) may be longer
   for (const FaultsChoice& fc : faults) faults_width = std::max(faults_width, fc.label().size());
   fmt::print("{:<30} {:<{}}", "variant", "faults", faults_width);
   for (const Column& c : columns) fmt::print(" {:>{}}", c.label, c.width());
-  fmt::print(" {:>6} {:>9} {:>9} {:>8} {:>8}\n", "sold", "orders/s", "p99", "msgs/buy", "wake/rel");
+  fmt::print(" {:>6} {:>8} {:>9} {:>9} {:>8} {:>8}\n", "sold", "sellout", "orders/s", "p99", "msgs/buy", "wake/rel");
   bool internal_error = false;
   for (const std::string& v : listed) {
     for (size_t i = 0; i < faults.size(); ++i) {
@@ -697,13 +792,23 @@ int compare_command(const CompareFlags& f) {
         const bool not_applicable = c.about_lock && !has_lock;
         fmt::print(" {:>{}}", not_applicable ? std::string("-") : n == 0 ? std::string(".") : std::to_string(n), c.width());
       }
-      const double seconds = static_cast<double>(sw.sale_us) / 1e6;
-      // The share of the stock buyers were told they bought, over the cell's runs.
-      const double units = static_cast<double>(sw.runs) * static_cast<double>(opt.base.workload.stock) * opt.base.workload.skus;
-      fmt::print(" {:>5.0f}%", units > 0 ? 100.0 * static_cast<double>(sw.acks) / units : 0.0);
-      fmt::print(" {:>9.1f} {:>9} {:>8} {:>8}\n", seconds > 0 ? static_cast<double>(sw.acks) / seconds : 0.0, sim::format_span(properties::percentile(sw.latencies, 99)),
+      const properties::SaleMetrics& m = sw.metrics;
+      // The median run's sell-out: a run that left stock unsold counts as never selling out.
+      std::vector<sim::Duration> sell_outs = m.sell_out;
+      sell_outs.resize(m.runs, sim::Duration::max());
+      const std::optional<sim::Duration> median_sell_out = properties::quantile(sell_outs, 500);
+      fmt::print(" {:>5.0f}% {:>8} {:>9.1f} {:>9} {:>8} {:>8}\n", m.sold_percent(),
+                 !median_sell_out ? std::string("-") : *median_sell_out == sim::Duration::max() ? std::string("never") : sim::format_span(*median_sell_out),
+                 m.orders_per_s(), span_or(properties::quantile(m.answer_times, 990)),
                  ratio_cell(sw.counter("lock.requests"), sw.counter("lock.requests") > 0 ? sw.purchases : 0), ratio_cell(sw.counter("lock.wakeups"), sw.counter("lock.releases")));
       if (sw.unplaced > 0) fmt::print("{:<44} ({} of {} runs had no fault: {}: {})\n", "", sw.unplaced, sw.runs, faults[i].label(), sw.unplaced_why);
+      // A faulted cell whose faults never struck while units remained tested nothing of the sale.
+      for (const std::string& t : profile_targets(faults[i], opt.base)) {
+        if (sw.runs > sw.unplaced && sw.counts[t].reached == 0) {
+          fmt::print("{:<44} (vacuous: in no run did the fault strike {}; the row tested nothing of it)\n", "",
+                     t == "fault_struck_during_sale" ? "while units remained" : "while a lock was held");
+        }
+      }
       for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
       internal_error |= !sw.errors.empty();
       std::fflush(stdout);

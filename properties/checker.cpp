@@ -107,6 +107,7 @@ RunResult run_checked(const Scenario& scenario, std::unique_ptr<sim::Strategy> s
   r.faults_fired = world.faults_applied();
   r.choices = world.choices();
   r.chosen_faults = simulation.chosen_faults();
+  r.metrics = metrics_of(simulation);
   r.sale_duration = h.sale_ended_at == sim::Instant::max() ? r.outcome.end_time - sim::Instant::zero() : h.sale_ended_at - sim::Instant::zero();
   return r;
 }
@@ -212,6 +213,7 @@ void merge(SweepResult& out, const SweepOptions& options, uint64_t seed, SeedOut
   for (const auto& [name, n] : r.counters) out.counters[name] += n;
   out.sale_us += r.sale_duration.count_ns() / 1000;
   out.latencies.insert(out.latencies.end(), r.latencies.begin(), r.latencies.end());
+  out.metrics.merge(r.metrics);
   if (r.violates(options.asserted) && (!out.first_failing_seed || seed < *out.first_failing_seed)) out.first_failing_seed = seed;
 }
 }  // namespace

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "properties/metrics.h"
 #include "properties/property.h"
 #include "protocols/profiles.h"
 #include "protocols/registry.h"
@@ -46,6 +47,7 @@ struct RunResult {
   uint64_t faults_fired = 0;               // faults that happened (a trigger not reached never fires)
   std::vector<sim::Choice> choices;        // every choice of the run, in order (replays it)
   std::vector<sim::Fault> chosen_faults;   // faults struck by the scenario's fault choices
+  SaleMetrics metrics;                     // the sale's numbers (properties/metrics.h)
 
   const PropertyResult& result(const std::string& property) const;
   // Violated any of `asserted` (names).
@@ -97,6 +99,7 @@ struct SweepResult {
                                                 // integer sum is the same in any merge order, and
                                                 // 10^6 runs at the longest horizon fit (ns would not)
   std::vector<sim::Duration> latencies;         // all runs
+  SaleMetrics metrics;                          // the sale's numbers, merged over the runs
   std::map<std::string, int64_t> run_status;    // completed / deadlock / horizon
   std::vector<std::string> errors;              // internal errors (bugs), one line each
   std::vector<std::string> invalid;             // seeds whose scenario cannot run as asked (bad input)

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "properties/metrics.h"
+
 namespace oversim::properties {
 
 using protocols::Simulation;
@@ -235,8 +237,10 @@ std::optional<std::string> fault_hit_held_lock(const Simulation& s) {
   const std::vector<std::string> lock_nodes = Simulation::roles(s.scenario(), s.design()).lock_nodes;
   for (const sim::World::StruckFault& f : struck) {
     for (const auto& l : s.history().locks) {
-      // The fault's span [at, until] meets the holding [acquired, released].
+      // The fault's span [at, until] meets the holding [acquired, released], while units of the
+      // holder's SKU remained: a lock that guards a sold-out SKU has nothing left to protect.
       if (f.until < l.acquired || f.at > l.released) continue;  // a crash ends the holding at its own instant
+      if (!s.history().stock_remained(l.sku, std::max(f.at, l.acquired))) continue;
       for (const std::string& n : f.nodes) {
         if (n == l.node || std::find(lock_nodes.begin(), lock_nodes.end(), n) != lock_nodes.end()) {
           std::string at = sim::format_instant(f.at);
@@ -247,6 +251,38 @@ std::optional<std::string> fault_hit_held_lock(const Simulation& s) {
     }
   }
   return std::nullopt;
+}
+
+// A fault struck (or, a pause or a cut, lasted) while units remained: the sale still had stock to
+// oversell or to leave unsold. A fault that first strikes after the last SKU ran out tests
+// nothing of the sale.
+std::optional<std::string> fault_struck_during_sale(const Simulation& s) {
+  const auto& struck = s.world().struck_faults();
+  if (struck.empty()) return std::nullopt;
+  const Instant sold_out_at = s.history().all_sold_out_at(s.skus().size());
+  for (const sim::World::StruckFault& f : struck) {
+    if (f.at < sold_out_at) {
+      std::string at = sim::format_instant(f.at);
+      at.erase(0, at.find_first_not_of(' '));
+      const std::string node = f.nodes.empty() ? std::string("the network") : f.nodes.front();
+      if (sold_out_at == Instant::max()) return fmt::format("a fault on {} struck at {}; units remained to the end", node, at);
+      return fmt::format("a fault on {} struck at {}, {} before the sell-out", node, at, sim::format_span(sold_out_at - f.at));
+    }
+  }
+  return std::nullopt;
+}
+
+// A buyer whose purchase committed was told no: its last answer was sold out, busy or an error
+// while an order for it (its user, SKU and activity) is in the database. A customer charged and
+// told the purchase failed; it clicks elsewhere, calls support, or buys twice.
+std::optional<std::string> no_told_wrong(const Simulation& s) {
+  const std::vector<ToldWrong> wrong = told_wrong(s);
+  if (wrong.empty()) return std::nullopt;
+  const protocols::BuyerAnswer& a = *wrong.front().answer;
+  std::string at = sim::format_instant(a.answered);
+  at.erase(0, at.find_first_not_of(' '));
+  return fmt::format("buyer {} was told {} at {}, but order {} is committed for it{}", a.user, protocols::to_string(*a.heard), at, wrong.front().order_id,
+                     wrong.size() > 1 ? fmt::format(" (and {} more buyers told wrongly)", wrong.size() - 1) : "");
 }
 
 std::optional<std::string> sold_out(const Simulation& s) {
@@ -285,6 +321,8 @@ const std::vector<Property>& catalogue() {
       {"no_duplicate_order", Kind::always, Category::business, "at most one order per (user, SKU, activity) and per request id",
        no_duplicate_order},
       {"no_lost_order", Kind::eventually, Category::business, "every order acknowledged to a buyer exists in the database", no_lost_order},
+      {"no_told_wrong", Kind::eventually, Category::business,
+       "no buyer is told sold out, busy or an error while an order is committed for it (charged and told no)", no_told_wrong},
       {"ledger_conservation", Kind::eventually, Category::business,
        "per SKU: available + sold = initial, and the ledger (when written) sums to the stock's movement", ledger_conservation},
       {"lock_mutual_exclusion", Kind::always, Category::mechanism,
@@ -300,7 +338,11 @@ const std::vector<Property>& catalogue() {
       {"lease_expired_while_held", Kind::sometimes, Category::coverage, "a client held a lock past its lease", lease_expired_while_held, nullptr,
        true},
       {"fault_hit_held_lock", Kind::sometimes, Category::coverage,
-       "a fault struck the holder's node or the lock service while a client believed it held a lock", fault_hit_held_lock},
+       "a fault struck the holder's node or the lock service while a client believed it held a lock and units of its SKU remained",
+       fault_hit_held_lock},
+      {"fault_struck_during_sale", Kind::sometimes, Category::coverage,
+       "a fault struck while units remained (before the last SKU sold out): the run tested the sale, not its aftermath",
+       fault_struck_during_sale},
       {"sold_out", Kind::sometimes, Category::coverage, "some SKU sold out", sold_out},
       {"lock_contended", Kind::sometimes, Category::coverage, "some buyer waited for the lock", lock_contended},
       {"check_constraint_fired", Kind::sometimes, Category::coverage,

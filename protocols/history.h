@@ -3,8 +3,10 @@
 // compare this with the databases' committed state.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,7 @@ struct LockBelief {
   // already be past (a late quorum taken without the validity test). Instant::max(): no lease.
   sim::Instant lease_ends = sim::Instant::max();
   std::string node;  // the holder's app node
+  std::string sku;   // the SKU the holder buys
 };
 
 struct OrderAck {
@@ -38,12 +41,42 @@ struct OrderAck {
 enum class BuyResult : uint8_t { sold, sold_out, busy, unknown, failed };
 const char* to_string(BuyResult r);
 
+// How one buyer's purchase ended, as the buyer saw it: the last answer it heard (nothing, when
+// every attempt outlasted the gateway or ended unknown), and when. A double click's second copy
+// is not a buyer of its own.
+struct BuyerAnswer {
+  std::string user;
+  std::string sku;
+  std::optional<BuyResult> heard;  // sold, sold_out, busy or failed; nullopt: heard nothing
+  sim::Instant arrived;
+  sim::Instant answered;           // when it heard its last answer, or stopped waiting
+};
+
 struct History {
   std::vector<LockBelief> locks;
   std::vector<OrderAck> acks;
   std::map<std::string, int64_t> counters;  // "lock.contended", "retry.gateway", ...
   std::map<BuyResult, int64_t> results;
   std::vector<sim::Duration> order_latencies;  // request arrival to acknowledgement
+  std::vector<BuyerAnswer> answers;            // one per buyer, in the order they ended
+  std::vector<sim::Duration> lock_waits;       // asking for a lock to holding it or giving up
+  // The sale in committed state, true time: the first and the last order committed, and when
+  // each SKU's committed stock first reached 0 (absent: units of it remained to the end).
+  sim::Instant first_sale_at = sim::Instant::max();
+  sim::Instant last_sale_at = sim::Instant::max();
+  std::map<std::string, sim::Instant> sold_out_at;
+  // Whether units of `sku` remained at `t`: its stock had not run out yet.
+  bool stock_remained(const std::string& sku, sim::Instant t) const {
+    auto it = sold_out_at.find(sku);
+    return it == sold_out_at.end() || t < it->second;
+  }
+  // When the last SKU ran out, or Instant::max() when some stock remained to the end.
+  sim::Instant all_sold_out_at(size_t skus) const {
+    if (sold_out_at.size() < skus) return sim::Instant::max();
+    sim::Instant last = sim::Instant::zero();
+    for (const auto& [sku, at] : sold_out_at) last = std::max(last, at);
+    return last;
+  }
   sim::Instant sale_ended_at = sim::Instant::max();  // when the last buyer got an answer
   sim::Instant quiesced_at = sim::Instant::max();
   bool quiesced() const { return quiesced_at != sim::Instant::max(); }

@@ -4,6 +4,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -48,14 +49,50 @@ class Placer {
       }
     }
     if (reached.empty()) return "";
-    const auto& [point, count] = reached[prng_.bounded(reached.size())];
-    const uint64_t nth = 1 + prng_.bounded(count);
+    const auto& [drawn_point, count] = reached[prng_.bounded(reached.size())];
+    std::string point = drawn_point;
+    uint64_t nth = 1 + prng_.bounded(count);
+    // Inside the selling window: an occurrence drawn after the sell-out is drawn again among
+    // those that came while stock remained (of this point, or when it has none, of the reached
+    // points that have some). An occurrence drawn inside stays, so the choice is uniform over
+    // the window either way. When no point was reached while stock remained (a sale without
+    // stock), the fault goes where it was drawn, and coverage says it struck after the sell-out.
+    if (!in_window(point, nth)) {
+      std::vector<std::string> windowed;
+      if (probe_.in_window(point) > 0) {
+        windowed.push_back(point);
+      } else {
+        for (const auto& r : reached) {
+          if (probe_.in_window(r.first) > 0) windowed.push_back(r.first);
+        }
+      }
+      if (!windowed.empty()) {
+        point = windowed.size() == 1 ? windowed.front() : windowed[prng_.bounded(windowed.size())];
+        nth = kth_in_window(point, prng_.bounded(probe_.in_window(point)));
+      }
+    }
     return nth == 1 ? fmt::format("on {}", point) : fmt::format("on {} {}", sim::format_ordinal(nth), point);
   }
 
   Prng& prng() { return prng_; }
 
  private:
+  bool in_window(const std::string& point, uint64_t nth) const {
+    auto it = probe_.window.find(point);
+    if (it == probe_.window.end()) return false;
+    for (const auto& [first, last] : it->second) {
+      if (first <= nth && nth <= last) return true;
+    }
+    return false;
+  }
+  // The occurrence number of the k-th (from 0) occurrence of `point` inside the window.
+  uint64_t kth_in_window(const std::string& point, uint64_t k) const {
+    for (const auto& [first, last] : probe_.window.find(point)->second) {
+      if (k <= last - first) return first + k;
+      k -= last - first + 1;
+    }
+    throw std::logic_error("kth_in_window: k beyond the window");
+  }
   bool enabled(const std::string& point) const { return !swarm_ || std::find(enabled_.begin(), enabled_.end(), point) != enabled_.end(); }
   Prng& prng_;
   const Probe& probe_;
@@ -402,12 +439,22 @@ Probe probe(const Scenario& scenario) {
   const std::string key = probe_key(s);
   if (auto cached = probe_cache().find(key)) return *cached;
   Simulation sim(s, *design);
+  sim.track_window();
   sim.run();
   Probe out;
   for (const auto& [point, n] : sim.world().point_counts()) out.points.emplace(point, n);
+  out.window = sim.window();
   for (const sim::Choice& c : sim.world().choices()) out.decisions += c.kind == sim::ChoiceKind::schedule ? 1 : 0;
   probe_cache().add(key, out);
   return out;
+}
+
+uint64_t Probe::in_window(std::string_view point) const {
+  auto it = window.find(point);
+  if (it == window.end()) return 0;
+  uint64_t n = 0;
+  for (const auto& [first, last] : it->second) n += last - first + 1;
+  return n;
 }
 
 Scenario apply_search(Scenario s) {
@@ -525,6 +572,15 @@ std::optional<std::string> profile_inapplicable(const std::string& profile, cons
   const Design* design = find_design(s.design);
   if (design == nullptr) return std::nullopt;
   return k->applies(Simulation::roles(s, *design));
+}
+
+bool profile_aims_at_lock(const std::string& profile) {
+  for (const std::string& part : combination_parts(profile)) {
+    for (const char* name : {"gc-pause", "failover", "partition", "clock-jump", "clock-drift", "lock-restart", "acquire-pause", "app-crash"}) {
+      if (part == name) return true;
+    }
+  }
+  return false;
 }
 
 std::vector<std::string> fault_points() {

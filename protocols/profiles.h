@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "protocols/simulation.h"
@@ -49,6 +50,12 @@ const std::vector<ProfileSet>& profile_sets();
 struct Probe {
   std::map<std::string, uint64_t, std::less<>> points;
   uint64_t decisions = 0;
+  // The selling window: the occurrences of each point that came while stock remained, as spans
+  // of occurrence numbers [first, last] (Simulation::track_window). A fault placed on one of
+  // them strikes while there is still something to oversell or undersell; one placed after
+  // the sell-out tests nothing of the sale.
+  std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>, std::less<>> window;
+  uint64_t in_window(std::string_view point) const;
 };
 // Runs `scenario` (its own fault plan included, if any) and counts. Throws std::invalid_argument
 // for a scenario that cannot run.
@@ -67,6 +74,12 @@ Scenario apply_search(Scenario s);
 // services lack: a replica, a lock service), or nullopt. apply_profile then places nothing and
 // says this in Scenario::unplaced; sweeps skip the runs.
 std::optional<std::string> profile_inapplicable(const std::string& profile, const Scenario& s);
+
+// Whether the profile (or a part of a combination) aims at the lock: its faults strike the lock
+// service or a buyer inside its critical section, so on a design with a lock service a run
+// that never struck while a lock was held tested nothing of what the profile is about. The
+// database-message profiles (slow-rpc, lost-replies, retries) and chaos's mix do not.
+bool profile_aims_at_lock(const std::string& profile);
 
 // Every fault point the protocols and models mark, buyer steps first (docs/architecture.md).
 std::vector<std::string> fault_points();

@@ -167,7 +167,7 @@ size_t BuyContext::lock_acquired(const std::string& key, const std::string& toke
 
 size_t BuyContext::lock_acquired(const std::string& key, const std::string& token, Duration ttl, Instant lease_ends) {
   History& h = sim_.history();
-  h.locks.push_back(LockBelief{key, holder(), token, world().now(), world().steps(), Instant::max(), ttl, lease_ends, app_.name()});
+  h.locks.push_back(LockBelief{key, holder(), token, world().now(), world().steps(), Instant::max(), ttl, lease_ends, app_.name(), sku});
   open_beliefs_.push_back(h.locks.size() - 1);
   note("lock-held", {{"key", key}, {"token", token}});
   return h.locks.size() - 1;
@@ -272,6 +272,12 @@ Simulation::Simulation(const Scenario& scenario, const Design& design, std::uniq
   const db::DbServerConfig dc = db_config(design_, w);
   for (int s = 1; s <= w.skus; ++s) skus_.push_back(sku_name(s));  // numeric order: sku2 before sku10
   db_ = std::make_unique<db::DbServer>(*world_, dc);
+  // The sale in committed state: when units sold, when each SKU ran out (a SKU with no stock ran
+  // out before the sale began).
+  for (const std::string& sku : skus_) {
+    if (w.stock <= 0) history_.sold_out_at.emplace(sku, Instant::zero());
+  }
+  db_->on_commit([this] { note_commit(); });
   // Link classes with a latency of their own: both directions between every app node and the
   // database, and between every app node and each node of the lock services.
   auto link_class = [this](const std::optional<Distribution>& d, const std::vector<std::string>& far) {
@@ -384,6 +390,44 @@ std::optional<std::string> scenario_problem(const Scenario& scenario, const Desi
 
 int64_t Simulation::initial_stock(const std::string&) const { return scenario_.workload.stock; }
 
+void Simulation::note_commit() {
+  const int64_t orders = db_->state().committed_order_count();
+  if (orders > orders_seen_) {
+    if (history_.first_sale_at == Instant::max()) history_.first_sale_at = world_->now();
+    history_.last_sale_at = world_->now();
+    orders_seen_ = orders;
+  }
+  if (history_.sold_out_at.size() == skus_.size()) return;
+  for (const std::string& sku : skus_) {
+    if (history_.sold_out_at.contains(sku)) continue;
+    const auto row = db_->committed_stock(sku);
+    if (row && row->available <= 0) history_.sold_out_at.emplace(sku, world_->now());
+  }
+}
+
+void Simulation::track_window() {
+  tracking_window_ = true;
+  world_->add_point_observer([this](std::string_view point, sim::Node*) {
+    // The point was counted before the observers hear it: this is its nth occurrence.
+    const uint64_t nth = world_->point_counts().find(point)->second;
+    bool in = false;
+    const sim::FiberRecord* fiber = world_->current_fiber();
+    auto attempt = fiber == nullptr ? attempt_sku_.end() : attempt_sku_.find(fiber->id);
+    if (attempt != attempt_sku_.end()) {
+      in = history_.stock_remained(skus_[static_cast<size_t>(attempt->second)], world_->now());
+    } else {
+      for (const std::string& sku : skus_) in = in || history_.stock_remained(sku, world_->now());
+    }
+    if (!in) return;
+    auto& spans = window_[std::string(point)];
+    if (!spans.empty() && spans.back().second + 1 == nth) {
+      spans.back().second = nth;
+    } else {
+      spans.emplace_back(nth, nth);
+    }
+  });
+}
+
 void Simulation::buyer(int index, Instant arrival, bool second_click) {
   const Workload& w = scenario_.workload;
   const size_t preferred_app = static_cast<size_t>(index) % apps_.size();
@@ -450,6 +494,19 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
               if (!ended && !node.up()) h.count("attempt.died-with-node");
             }
           } ends{history_, app};
+          // Which SKU this fiber buys, while a probe tracks the selling window (track_window).
+          struct Tagged {
+            Simulation& s;
+            uint64_t fiber = 0;
+            Tagged(Simulation& sim, int sku_index) : s(sim) {
+              if (!s.tracking_window_) return;
+              fiber = s.world_->current_fiber()->id;
+              s.attempt_sku_[fiber] = sku_index;
+            }
+            ~Tagged() {
+              if (s.tracking_window_) s.attempt_sku_.erase(fiber);
+            }
+          } tagged{*this, sku_of_[static_cast<size_t>(index)]};
           BuyContext ctx(*this, app, pool, user, sku, req, attempt, arrival);
           const BuyResult r = design_.buy(ctx);
           ends.ended = true;
@@ -480,14 +537,17 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
       const std::string req = n == 0 ? request : fmt::format("{}-c{}", request, n + 1);
       const std::optional<BuyResult> heard = click(second_click ? 101 : 1, req);
       if (second_click) return;
+      auto ends = [&] { history_.answers.push_back(BuyerAnswer{user, sku, heard, arrival, world_->now()}); };
       if (heard == BuyResult::sold || heard == BuyResult::sold_out) {
         history_.count(heard == BuyResult::sold ? "buyer.bought" : "buyer.told-sold-out");
+        ends();
         return;
       }
       // Told nothing (every attempt outlasted the gateway or ended unknown): the buyer does not
       // know whether it bought, and stops (a click after silence is --double-click's story).
       if (!heard || w.patience == Duration::zero()) {
         history_.count(heard ? "buyer.turned-away" : "buyer.no-answer");
+        ends();
         return;
       }
       // Jittered uniformly in [base/2, 3 base/2) around a doubling base of at most 8 backoffs.
@@ -496,6 +556,7 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
       const Duration wait = Duration::ns(half + world_->random_between(0, std::max<int64_t>(0, 2 * half - 1)));
       if (world_->now() + wait >= gives_up) {
         history_.count("buyer.turned-away");
+        ends();
         return;
       }
       history_.count("buyer.click-again");

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <memory>
 #include <optional>
@@ -230,6 +231,11 @@ class Simulation {
 
   // Runs the sale to completion (or the horizon). Call once.
   sim::RunOutcome run();
+  // Before run(): record which occurrences of each fault point came while stock remained (the
+  // selling window; the buyer's own SKU at a buyer's step, any SKU at a service's), as spans
+  // of occurrence numbers [first, last]. Profiles place their faults among them (probe()).
+  void track_window();
+  const std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>, std::less<>>& window() const { return window_; }
   // The faults the scenario's fault choices struck, in the order they struck, as triggered
   // faults with their trigger filled in.
   const std::vector<sim::Fault>& chosen_faults() const { return chosen_faults_; }
@@ -237,6 +243,7 @@ class Simulation {
  private:
   void buyer(int index, Instant arrival, bool second_click);
   void conductor();
+  void note_commit();  // the database committed: a unit sold, a SKU ran out
 
   Scenario scenario_;
   Design design_;
@@ -254,6 +261,10 @@ class Simulation {
   std::vector<sim::Fault> chosen_faults_;
   bool may_crash_ = true;  // some fault of the run is not a pause (see buyer())
   bool explorer_run_ = false;  // fault choices or a choice-list schedule (see conductor())
+  int64_t orders_seen_ = 0;
+  bool tracking_window_ = false;
+  std::map<uint64_t, int> attempt_sku_;  // attempt fiber id -> index into skus_ (track_window)
+  std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>, std::less<>> window_;
 };
 
 // Why `scenario` cannot run as asked, or nullopt: an invalid plan, a scaled length naming an

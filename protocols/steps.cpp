@@ -5,6 +5,8 @@
 #include "models/zookeeper/zk_lock.h"
 #include "sim/sync.h"
 
+#include <exception>
+
 namespace oversim::protocols {
 
 namespace {
@@ -35,9 +37,28 @@ HeldLock acquired(BuyContext& ctx, const std::string& key, const std::string& to
   ctx.world().reach("after_acquire");
   return lock;
 }
+
+// One acquisition, for the article's monitoring list: counted, and how long the buyer waited
+// from asking for the lock to holding it or giving up (not recorded when the process died
+// while it waited).
+class AcquireRecord {
+ public:
+  explicit AcquireRecord(BuyContext& ctx) : ctx_(ctx), asked_(ctx.world().now()) { ctx.count("lock.acquires"); }
+  AcquireRecord(const AcquireRecord&) = delete;
+  AcquireRecord& operator=(const AcquireRecord&) = delete;
+  ~AcquireRecord() {
+    if (std::uncaught_exceptions() > 0) return;
+    ctx_.simulation().history().lock_waits.push_back(ctx_.world().now() - asked_);
+  }
+
+ private:
+  BuyContext& ctx_;
+  Instant asked_;
+};
 }  // namespace
 
 std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Duration ttl) {
+  const AcquireRecord record(ctx);
   const std::string token = ctx.new_token();
   const Instant give_up = ctx.world().now() + ctx.workload().lock_wait;
   bool maybe_ours = false;
@@ -76,6 +97,7 @@ void unlock_plain_del(BuyContext& ctx, const HeldLock& lock) {
 }
 
 std::optional<HeldLock> redlock_acquire(BuyContext& ctx, const std::string& key, Duration ttl, bool check_validity) {
+  const AcquireRecord record(ctx);
   redlock::RedLockOptions options;
   options.retry_count = static_cast<uint32_t>(ctx.workload().lock_wait.count_ns() / options.retry_delay.count_ns());
   options.check_validity = check_validity;
@@ -127,6 +149,7 @@ void count_zk(BuyContext& ctx, const zookeeper::LockStats& before, const zookeep
 }  // namespace
 
 std::optional<HeldLock> zk_acquire(BuyContext& ctx, const std::string& key, ZkLockOptions options) {
+  const AcquireRecord record(ctx);
   zookeeper::ZkClient* client = ctx.simulation().service<ZooKeeperService>().ensemble().client(ctx.app().name());
   if (client == nullptr) throw std::logic_error("no ZooKeeper client on " + ctx.app().name());
   auto hold = std::make_shared<ZkHold>();

@@ -286,6 +286,10 @@ void DbServer::reap_loop() {
 
 void DbServer::after_change() {
   if (!state_.take_woken().empty()) txn_ended_.notify_all();
+  if (state_.commit_count() != commits_seen_) {
+    commits_seen_ = state_.commit_count();
+    if (commit_hook_) commit_hook_();
+  }
 }
 
 void DbServer::trace_sql(TxnId txn, const std::string& sql, const std::string& result) {

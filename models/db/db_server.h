@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -120,6 +121,9 @@ class DbServer {
   std::map<std::string, OrderRow> committed_orders() const { return state_.committed_orders(); }
   std::vector<LedgerRow> committed_ledger() const { return state_.committed_ledger(); }
   size_t sessions() const { return sessions_.size(); }
+  // Called after every commit that made writes visible (one hook; the sale uses it to note when
+  // each unit sold and when the stock ran out). It must not block or act on the database.
+  void on_commit(std::function<void()> hook) { commit_hook_ = std::move(hook); }
 
  private:
   struct Session {
@@ -151,6 +155,8 @@ class DbServer {
   std::map<SessionId, Session> sessions_;
   sim::WaitQueue txn_ended_;    // lock waiters
   sim::WaitQueue reaper_idle_;  // the reaper, while no session has an open transaction
+  std::function<void()> commit_hook_;
+  int64_t commits_seen_ = 0;
 };
 
 }  // namespace oversim::db

@@ -316,7 +316,9 @@ Result DbState::commit(TxnId id) {
   const CommitSeq seq = ++commit_seq_;
   for (auto& [sku, row] : txn.stock_writes) push_version(stock_[sku], seq, std::move(row));
   for (auto& [order_id, row] : txn.order_writes) {
-    push_version(orders_[order_id], seq, std::move(row));
+    Versions<OrderRow>& versions = orders_[order_id];
+    if (versions.list.empty()) ++committed_order_count_;
+    push_version(versions, seq, std::move(row));
   }
   for (LedgerRow& row : txn.ledger_writes) ledger_.emplace_back(seq, std::move(row));
   for (const auto& [key, owner] : txn.pending_keys) committed_keys_.emplace(key, owner);
@@ -581,9 +583,13 @@ Result DbState::update_stock(TxnId id, Txn& txn, const UpdateStock& s) {
   // Target rows are found in the statement's snapshot: a row whose visible version fails the
   // WHERE is skipped without waiting, even if a concurrent txn holds it (manual 13.2.1).
   std::optional<StockRow> row = read_stock(txn, s.sku);
+  // A deduction (not a compensating increment), for the article's monitoring list.
+  const auto* dec = std::get_if<Decrement>(&s.change);
+  const bool deduction = dec == nullptr || dec->n > 0;
   if (!row || !stock_where_matches(s, *row)) {
     const bool conditional = s.available_at_least || s.version_equals || s.fence_below;
     if (row && conditional && txn.retry_after_wait) ++where_refusals_after_wait_;
+    if (deduction) ++deductions_refused_;
     return make(Outcome::Ok, Command::Update, 0);
   }
   const CommitSeq latest = stock_.at(s.sku).list.back().first;
@@ -605,8 +611,10 @@ Result DbState::update_stock(TxnId id, Txn& txn, const UpdateStock& s) {
   if (s.set_fence) next.fence = *s.set_fence;
   if (next.available < 0 && config_.check_available) {
     ++check_violations_;
+    if (deduction) ++deductions_refused_;
     return fail(id, txn, Outcome::CheckViolation, Command::Update, kStockAvailableCheck);
   }
+  if (deduction) ++deductions_applied_;
   txn.stock_writes[s.sku] = next;
   Result r = make(Outcome::Ok, Command::Update, 1);
   if (s.returning) r.stock_rows.push_back(next);

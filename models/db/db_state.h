@@ -312,6 +312,9 @@ class DbState {
   std::vector<TxnId> take_woken();
   // The number of commits so far (each add_stock counts as one).
   int64_t commit_count() const { return commit_seq_; }
+  // Orders committed so far (each order id once): what a sale has sold, without building
+  // committed_orders().
+  int64_t committed_order_count() const { return committed_order_count_; }
 
   // --- What happened, for mechanism and coverage properties (observations, not data).
   // Committed lost updates: a txn wrote `available = <literal>` over a stock row that another
@@ -324,6 +327,12 @@ class DbState {
   // row lock and then matched no row: the WHERE, re-evaluated against the newly committed row
   // (EvalPlanQual), turned the buyer away.
   int64_t where_refusals_after_wait() const { return where_refusals_after_wait_; }
+  // Stock deductions (UPDATE stock statements that are not a compensating increment) that
+  // ended: applied to a row, or refused (their WHERE matched no row: sold out, a version
+  // conflict, a newer fence; or CHECK turned them down). A statement that waited for a row
+  // lock counts once, when it ended; one whose transaction later rolled back still counts.
+  int64_t deductions_applied() const { return deductions_applied_; }
+  int64_t deductions_refused() const { return deductions_refused_; }
 
  private:
   using CommitSeq = int64_t;
@@ -399,6 +408,7 @@ class DbState {
 
   DbConfig config_;
   CommitSeq commit_seq_ = 0;
+  int64_t committed_order_count_ = 0;
   int64_t next_txn_ = 1;
   std::map<std::string, Versions<StockRow>> stock_;
   std::map<std::string, Versions<OrderRow>> orders_;
@@ -415,6 +425,8 @@ class DbState {
   std::vector<std::string> lost_updates_;
   int64_t check_violations_ = 0;
   int64_t where_refusals_after_wait_ = 0;
+  int64_t deductions_applied_ = 0;
+  int64_t deductions_refused_ = 0;
 };
 
 }  // namespace oversim::db
