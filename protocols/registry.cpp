@@ -6,6 +6,7 @@ namespace oversim::protocols {
 #define OVERSIM_DESIGNS(X)      \
   X(read_modify_write)          \
   X(db_conditional_update)      \
+  X(db_conditional_lookup)      \
   X(db_for_update)              \
   X(db_optimistic_version)      \
   X(db_decrement_checked)       \

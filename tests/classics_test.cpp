@@ -152,6 +152,62 @@ TEST(Classics, AGatewayRetryAfterALostCommitReplyBuysTwiceWithoutIdempotency) {
   EXPECT_EQ(safe.orders, 1);
 }
 
+// A customer charged and told no: the buyer's first attempt commits the last unit but its COMMIT
+// reply is lost (a cut at 24ms); the gateway retries, the retry's conditional decrement finds no
+// stock left, and the buyer is told "sold out" while its own order is in the database.
+// oversim run --variant db_conditional_update --seed 1 --faults 'at 24ms cut db -> app-1; at 100ms heal' --buyers 1 --stock 1 --apps 1 --retries 1
+TEST(Classics, ARetryThatFindsTheLastUnitGoneTellsTheBuyerWhoBoughtItSoldOut) {
+  Scenario s = scenario("db_conditional_update", 1, "at 24ms cut db -> app-1; at 100ms heal", 1, 1, 1);
+  s.workload.max_retries = 1;
+  const RunResult r = properties::run_checked(s);
+  ASSERT_TRUE(r.result("no_told_wrong").violated);
+  EXPECT_EQ(r.result("no_told_wrong").violation->witness, "buyer u1 was told sold-out at 0.322502s, but order o-r1-1 is committed for it");
+  EXPECT_FALSE(r.result("no_duplicate_order").violated);  // one order: the retry sold nothing
+  EXPECT_EQ(r.orders, 1);
+  EXPECT_EQ(r.results.at(protocols::BuyResult::unknown), 1);   // the attempt whose reply was lost
+  EXPECT_EQ(r.results.at(protocols::BuyResult::sold_out), 1);  // the retry
+  EXPECT_EQ(r.metrics.told_wrong, 1);
+  EXPECT_EQ(r.metrics.told_sold_out, 1);
+  EXPECT_EQ(r.metrics.bought, 0);
+
+  // The same scenario, a design that checks every "no" against the buyer's orders: the retry's
+  // decrement finds no stock, the lookup finds the first attempt's order, the buyer is told it
+  // bought it.
+  // oversim run --variant db_conditional_lookup --seed 1 --faults 'at 24ms cut db -> app-1; at 100ms heal' --buyers 1 --stock 1 --apps 1 --retries 1
+  Scenario lookup = scenario("db_conditional_lookup", 1, "at 24ms cut db -> app-1; at 100ms heal", 1, 1, 1);
+  lookup.workload.max_retries = 1;
+  const RunResult safe = properties::run_checked(lookup);
+  EXPECT_FALSE(safe.result("no_told_wrong").violated);
+  EXPECT_EQ(safe.counters.at("lookup.found-order"), 1);  // the mechanism: the retry answered from the order
+  EXPECT_EQ(safe.orders, 1);
+  EXPECT_EQ(safe.metrics.bought, 1);
+  EXPECT_EQ(safe.metrics.told_wrong, 0);
+  ASSERT_EQ(safe.acks, 1);
+}
+
+// The issue-28 sale: under retries the article's recipe commits an order for every one of its 20
+// buyers, and tells 14 of them "sold out" (each retried click's conditional decrement finds the
+// stock its own earlier attempt took). no_told_wrong counts all 14.
+// oversim run --variant article_recipe --seed 1 --faults 'on 7th before_write cut db -> here; on 7th before_write after 57ms heal' --stock 20 --retries 2 --double-click 1/4
+TEST(Classics, UnderRetriesTheRecipeCommitsEveryOrderAndTellsMostBuyersSoldOut) {
+  Scenario s;
+  s.design = "article_recipe";
+  s.seed = 1;
+  s.search.kind = protocols::Search::Kind::swarm;  // the command line's default
+  s = protocols::apply_profile("retries", s);
+  EXPECT_EQ(s.faults.to_string(), "on 7th before_write cut db -> here; on 7th before_write after 57ms heal");
+  const RunResult r = properties::run_checked(s);
+  EXPECT_EQ(r.orders, 20);
+  EXPECT_EQ(r.metrics.sold, 20);
+  EXPECT_EQ(r.metrics.units, 20);  // the profile's widened stock, not the default 5
+  EXPECT_EQ(r.metrics.bought, 6);
+  EXPECT_EQ(r.metrics.told_sold_out, 14);
+  EXPECT_EQ(r.metrics.told_wrong, 14);
+  ASSERT_TRUE(r.result("no_told_wrong").violated);
+  EXPECT_FALSE(r.result("no_oversell").violated);
+  EXPECT_FALSE(r.result("no_duplicate_order").violated);
+}
+
 // oversim run --variant async_order_write --seed 11 --faults 'at 60ms crash app-1' --buyers 1 --stock 1 --apps 1
 TEST(Classics, AnInMemoryOrderQueueDiesWithItsProcessAndLosesAcknowledgedOrders) {
   const RunResult r = properties::run_checked(scenario("async_order_write", 11, "at 60ms crash app-1", 1, 1, 1));

@@ -82,7 +82,7 @@ TEST(Explore, EveryExecutionAtTwoBuyersIsCountedAndTheCounterexampleReplays) {
 // covers ~11,000 in ~20s and agrees).
 TEST(Explore, EveryDesignAtTwoBuyersAgreesWithTheGcPauseColumnOfTheVerdictTable) {
   const std::vector<std::pair<std::string, bool>> oversells = {
-      {"read_modify_write", true},       {"db_conditional_update", false}, {"db_for_update", false},
+      {"read_modify_write", true},       {"db_conditional_update", false}, {"db_conditional_lookup", false}, {"db_for_update", false},
       {"db_optimistic_version", false},  {"db_decrement_checked", false},         {"db_decrement_mysql57", true},
       {"redis_lock_read_modify_write", true}, {"redis_lock_plain_del", true},
       {"redis_lock_conditional", false}, {"redis_lock_watchdog", true},    {"redis_fenced", false},

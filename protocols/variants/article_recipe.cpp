@@ -11,6 +11,8 @@
 //   5. (monitoring is oversim itself.)
 // Expected verdict: HOLDS no_oversell and no_duplicate_order under every profile: the lock
 // narrows concurrency, the fallbacks hold the line when it fails.
+// no_told_wrong: VIOLATED under retries and chaos: a gateway retry (or a second click) after a lost reply finds
+// the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -63,7 +65,7 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design article_recipe_design;
 const Design article_recipe_design{"article_recipe",
                                    "idempotency key + unique indexes, per-SKU tryLock, conditional decrement + ledger, token-compare release",
-                                   "holds no_oversell and no_duplicate_order under every profile", buy,
+                                   "holds no_oversell and no_duplicate_order under every profile; violates no_told_wrong under retries and chaos", buy,
                                    SchemaNeeds{.unique_user_sku_activity = true, .unique_request_id = true}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::conditional, .idempotency_key = true, .ledger = true}};
 
 }  // namespace oversim::protocols

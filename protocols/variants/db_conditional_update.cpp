@@ -8,6 +8,8 @@
 // reply buys again (no idempotency key, no unique index); chaos finds it only when it draws
 // lost replies, so late (40 seeds of chaos may miss it; a 1000-seed sweep does not). Under
 // lost-replies alone (no retry) the buyer is told "unknown": progress, not a duplicate.
+// no_told_wrong: VIOLATED under retries and chaos: a gateway retry (or a second click) after a lost reply finds
+// the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -29,6 +31,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design db_conditional_update_design;
 const Design db_conditional_update_design{
     "db_conditional_update", "no lock: UPDATE ... WHERE available >= 1, check affected rows, INSERT order",
-    "holds no_oversell everywhere; violates no_duplicate_order under retries and chaos (a retry after a lost COMMIT reply)", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::conditional}};  // the database alone
+    "holds no_oversell everywhere; violates no_duplicate_order under retries and chaos (a retry after a lost COMMIT reply); violates no_told_wrong under retries and chaos", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::conditional}};  // the database alone
 
 }  // namespace oversim::protocols

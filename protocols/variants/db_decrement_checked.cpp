@@ -13,6 +13,8 @@
 // chaos (buyers who heard nothing stop), and under gc-pause and app-crash with the swarm
 // strategy (a buyer killed or unanswered is not replaced). db_decrement_mysql57 is the same
 // code where the CHECK is not enforced.
+// no_told_wrong: VIOLATED under retries and chaos: a gateway retry (or a second click) after a lost reply finds
+// the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -36,7 +38,7 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design db_decrement_checked_design;
 const Design db_decrement_checked_design{
     "db_decrement_checked", "no lock: SELECT, check in the app, UPDATE available = available - 1 guarded only by CHECK (available >= 0)",
-    "holds no_oversell everywhere, on CHECK alone (it turns the second buyer of the last unit down); violates no_duplicate_order under retries and chaos",
+    "holds no_oversell everywhere, on CHECK alone (it turns the second buyer of the last unit down); violates no_duplicate_order under retries and chaos; violates no_told_wrong under retries and chaos",
     buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::relative}};  // the database alone
 
 }  // namespace oversim::protocols

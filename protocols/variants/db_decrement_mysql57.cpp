@@ -12,6 +12,8 @@
 // unit, both decrement, and the stock goes to -1. Not a lost update (the decrement is
 // relative), so no_lost_update holds; no_duplicate_order is violated under retries and chaos,
 // and progress under lost-replies, retries and chaos (buyers who heard nothing stop).
+// no_told_wrong: VIOLATED under retries and chaos: a gateway retry (or a second click) after a lost reply finds
+// the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -35,7 +37,7 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design db_decrement_mysql57_design;
 const Design db_decrement_mysql57_design{
     "db_decrement_mysql57", "db_decrement_checked where CHECK is parsed and ignored (MySQL before 8.0.16)",
-    "violates no_oversell everywhere (both buyers of the last unit decrement, to -1)", buy, {}, {},
+    "violates no_oversell everywhere (both buyers of the last unit decrement, to -1); violates no_told_wrong under retries and chaos", buy, {}, {},
     {{"--check-constraint", "off", "MySQL before 8.0.16 parsed CHECK constraints and ignored them"},
      {"--isolation", "read-committed", "the model's REPEATABLE READ is PostgreSQL's, which MySQL's is not"}}, Steps{.decrement = Steps::Decrement::relative}};
 

@@ -7,6 +7,8 @@
 // the row lock across the remote call, so waits hit lock_timeout and the pool runs dry.
 // VIOLATES no_duplicate_order under retries and chaos: nothing makes a repeated purchase
 // idempotent, so a gateway retry after a lost COMMIT reply buys twice.
+// no_told_wrong: VIOLATED under retries and chaos: a gateway retry (or a second click) after a lost reply finds
+// the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -29,6 +31,6 @@ BuyResult buy(BuyContext& ctx) {
 
 extern const Design db_for_update_design;
 const Design db_for_update_design{"db_for_update", "pessimistic: SELECT ... FOR UPDATE, remote call, decrement, INSERT order",
-                                  "holds no_oversell everywhere; pays in lock waits and pool exhaustion; violates no_duplicate_order under retries and chaos", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::row_locked}};  // the database alone
+                                  "holds no_oversell everywhere; pays in lock waits and pool exhaustion; violates no_duplicate_order under retries and chaos; violates no_told_wrong under retries and chaos", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::row_locked}};  // the database alone
 
 }  // namespace oversim::protocols

@@ -13,6 +13,8 @@
 // (with --patience 0 it is violated without faults too). VIOLATES
 // no_duplicate_order under retries and chaos: a gateway retry after a lost COMMIT reply buys
 // again (no idempotency).
+// no_told_wrong: VIOLATED under retries and chaos: a gateway retry (or a second click) after a lost reply finds
+// the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -43,6 +45,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design db_optimistic_version_design;
 const Design db_optimistic_version_design{
     "db_optimistic_version", "optimistic: read version, UPDATE ... WHERE version = v AND available >= 1, bounded retries",
-    "holds no_oversell everywhere; violates progress under faults that slow the sale (undersell) and no_duplicate_order under retries and chaos", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::versioned}};  // the database alone
+    "holds no_oversell everywhere; violates progress under faults that slow the sale (undersell) and no_duplicate_order under retries and chaos; violates no_told_wrong under retries and chaos", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::versioned}};  // the database alone
 
 }  // namespace oversim::protocols

@@ -5,6 +5,8 @@
 // Expected verdict: VIOLATES no_oversell under every profile, faults or not. Under READ
 // COMMITTED two buyers read the same value and both write "one less": a lost update (PostgreSQL
 // manual 13.2.1). Also violates no_duplicate_order under retries (no idempotency, no unique key).
+// no_told_wrong: VIOLATED under chaos: a gateway retry (or a second click) after a lost reply finds
+// the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -29,6 +31,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design read_modify_write_design;
 const Design read_modify_write_design{
     "read_modify_write", "no lock: SELECT, compute, UPDATE available = <literal>, INSERT order",
-    "violates no_oversell everywhere (lost update under READ COMMITTED)", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::literal}};  // the database alone
+    "violates no_oversell everywhere (lost update under READ COMMITTED); violates no_told_wrong under chaos", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::literal}};  // the database alone
 
 }  // namespace oversim::protocols

@@ -8,6 +8,8 @@
 // an older holder from writing after a newer one, but not a newer holder that read before the
 // older one wrote: A (t=5) and B (t=6) both read 3; A writes 2 (fence 0 < 5), B writes 2
 // (fence 5 < 6). Both sell one unit; the stock went down by one. Fencing must cover the read.
+// no_told_wrong: VIOLATED under chaos: a gateway retry (or a second click) after a lost reply finds
+// the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -43,6 +45,6 @@ BuyResult buy(BuyContext& ctx) {
 
 extern const Design redis_fenced_stale_read_design;
 const Design redis_fenced_stale_read_design{"redis_fenced_stale_read", "SET NX PX lock + INCR fencing token checked only on the write (read unfenced)",
-                                            "violates no_oversell when a lease expires: a newer holder's stale read wins", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::literal}};
+                                            "violates no_oversell when a lease expires: a newer holder's stale read wins; violates no_told_wrong under chaos", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::literal}};
 
 }  // namespace oversim::protocols

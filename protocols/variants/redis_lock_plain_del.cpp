@@ -8,6 +8,8 @@
 // clock-jump); no_duplicate_order under retries and chaos (no idempotency). What sets it apart
 // from redis_lock_read_modify_write is no_foreign_unlock: a DEL removes the lock of a client
 // still holding it (under gc-pause, clock-jump, slow-rpc, retries and chaos within 40 seeds).
+// no_told_wrong: VIOLATED under chaos: a gateway retry (or a second click) after a lost reply finds
+// the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -35,6 +37,6 @@ BuyResult buy(BuyContext& ctx) {
 
 extern const Design redis_lock_plain_del_design;
 const Design redis_lock_plain_del_design{"redis_lock_plain_del", "SET NX PX lock, read-then-write stock, release by plain DEL (mis-release)",
-                                         "violates no_oversell and lock_mutual_exclusion whenever a lease expires early", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::literal, .release = Steps::Release::plain_del}};
+                                         "violates no_oversell and lock_mutual_exclusion whenever a lease expires early; violates no_told_wrong under chaos", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::literal, .release = Steps::Release::plain_del}};
 
 }  // namespace oversim::protocols

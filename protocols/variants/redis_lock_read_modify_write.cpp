@@ -12,6 +12,8 @@
 // slow-rpc (the write arrives after the lease).
 // The lock is the single line of defence, and locks fail (Kleppmann, "How to do distributed
 // locking"). Also violates no_duplicate_order under retries and chaos (no idempotency).
+// no_told_wrong: VIOLATED under chaos: a gateway retry (or a second click) after a lost reply finds
+// the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -40,6 +42,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design redis_lock_read_modify_write_design;
 const Design redis_lock_read_modify_write_design{
     "redis_lock_read_modify_write", "SET NX PX lock, SELECT, UPDATE available = <literal>, token-compare release",
-    "holds no_oversell without faults; violates it when the lock fails (gc-pause, failover, partition, clock-jump, slow-rpc)", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::literal}};
+    "holds no_oversell without faults; violates it when the lock fails (gc-pause, failover, partition, clock-jump, slow-rpc); violates no_told_wrong under chaos", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::literal}};
 
 }  // namespace oversim::protocols

@@ -7,6 +7,8 @@
 // stop-the-world pause stops the watchdog too, the lease expires, and the holder resumes to
 // write a stale value. Also violates under failover, partition and clock-jump, like any lone
 // lock, and no_duplicate_order under retries and chaos.
+// no_told_wrong: VIOLATED under chaos: a gateway retry (or a second click) after a lost reply finds
+// the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include <memory>
 
 #include "protocols/steps.h"
@@ -62,6 +64,6 @@ BuyResult buy(BuyContext& ctx) {
 
 extern const Design redis_lock_watchdog_design;
 const Design redis_lock_watchdog_design{"redis_lock_watchdog", "SET NX PX lock renewed every ttl/3 by a watchdog fiber, read-then-write stock",
-                                        "survives slow work; violates no_oversell under gc-pause (the watchdog pauses too)", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::literal, .renews_lease = true}};
+                                        "survives slow work; violates no_oversell under gc-pause (the watchdog pauses too); violates no_told_wrong under chaos", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::literal, .renews_lease = true}};
 
 }  // namespace oversim::protocols

@@ -11,6 +11,8 @@
 // claims the row with an older czxid than the next holder's, and the storage rejects it (or, if
 // it claimed first, the next holder's claim waits for its row lock and re-checks the fence).
 // Violates no_duplicate_order under retries and chaos (no idempotency).
+// no_told_wrong: VIOLATED under chaos: a gateway retry (or a second click) after a lost reply finds
+// the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -46,6 +48,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design zk_lock_fenced_design;
 const Design zk_lock_fenced_design{
     "zk_lock_fenced", "ZooKeeper lock recipe + the lock node's czxid as a fencing token: claim the row WHERE fence < t, then read-then-write",
-    "holds no_oversell everywhere; a stale holder's claim is rejected by the storage", buy, {}, {"zookeeper"}, {}, Steps{.decrement = Steps::Decrement::fenced, .release = Steps::Release::own_node}};
+    "holds no_oversell everywhere; a stale holder's claim is rejected by the storage; violates no_told_wrong under chaos", buy, {}, {"zookeeper"}, {}, Steps{.decrement = Steps::Decrement::fenced, .release = Steps::Release::own_node}};
 
 }  // namespace oversim::protocols
