@@ -253,6 +253,39 @@ protocols::Workload sale_workload(const Scenario& s) {
   return protocols::apply_requirements(s.workload, d.requirements, {}, d.name).workload;
 }
 
+// Every setting of the sale that differs from the default, each with where it came from: typed,
+// set by the fault profile (its reason is on stderr), or required by the design. One line, so
+// the header, the stderr notes and the reproduce line tell one story.
+std::string settings_line(const Scenario& s) {
+  Scenario sale = s;
+  if (!s.design.empty()) sale.workload = sale_workload(s);  // compare (no one design): as typed
+  sale.schedule = "random";
+  const std::string flags = properties::scenario_flags(sale);
+  if (flags.empty()) return "every setting at its default";
+  const std::vector<protocols::Requirement> none;
+  const std::vector<protocols::Requirement>& requirements = s.design.empty() ? none : design_flag(s.design).requirements;
+  std::string out;
+  size_t at = flags.find(" --");
+  while (at != std::string::npos) {
+    const size_t next = flags.find(" --", at + 3);
+    const std::string item = flags.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+    at = next;
+    const std::string flag = item.substr(0, item.find(' '));
+    std::string origin;
+    if (std::find(s.typed.begin(), s.typed.end(), flag) != s.typed.end()) origin = "typed";
+    for (const std::string& n : s.notes) {
+      const size_t sets = n.find(" sets " + flag + " ");
+      if (origin.empty() && sets != std::string::npos) origin = "set by " + n.substr(0, sets);
+    }
+    for (const protocols::Requirement& r : requirements) {
+      if (origin.empty() && r.flag == flag) origin = "required by " + s.design;
+    }
+    if (flag == "--horizon" && origin.empty()) origin = "typed";
+    out += fmt::format("{}{}{}", out.empty() ? "" : ", ", item, origin.empty() ? "" : " (" + origin + ")");
+  }
+  return out;
+}
+
 void print_verdicts(const RunResult& r, const std::vector<std::string>& asserted) {
   fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "verdict");
   for (const properties::PropertyResult& pr : r.properties) {
@@ -412,8 +445,8 @@ int run_command(const RunFlags& f) {
     std::fputs(sim::render_jsonl(r.events).c_str(), stdout);
     return r.violates(asserted) ? 1 : 0;
   }
-  fmt::print("oversim run: variant {}, seed {}, faults: {}\nworkload: {}\n", s.design, s.seed, s.faults.empty() ? "none" : s.faults.to_string(),
-             describe_workload(sale_workload(s)));
+  fmt::print("oversim run: variant {}, seed {}, faults: {}\nworkload: {}\nsettings: {}\n", s.design, s.seed, s.faults.empty() ? "none" : s.faults.to_string(),
+             describe_workload(sale_workload(s)), settings_line(s));
   if (f.trace == "text") fmt::print("\n{}", sim::render_text(r.events));
   if (f.trace == "cut") {
     // The events that matter (faults, lock beliefs, stock writes, orders, acks, and every
@@ -507,9 +540,10 @@ int check_command(const CheckFlags& f) {
   opt.asserted = asserted;
   opt.stop_at_first = f.stop_at_first;
   const std::string strategy = effective_strategy(first, faults, f.sweep.strategy_typed);
-  fmt::print("oversim check: variant {}, faults {}, strategy {}, seeds {}..{}{}, {} jobs\nworkload: {}\nasserting: {}\n\n", f.variant,
+  fmt::print("oversim check: variant {}, faults {}, strategy {}, seeds {}..{}{}, {} jobs\nworkload: {}\nsettings: {}\nasserting: {}\n\n", f.variant,
              faults.profile.empty() ? fmt::format("'{}'", faults.plan.to_string()) : fmt::format("{} (a plan per seed)", faults.profile), strategy,
-             seeds.first, seeds.last(), f.stop_at_first ? " (stop at the first violation)" : "", jobs, describe_workload(sale_workload(first)), join(asserted));
+             seeds.first, seeds.last(), f.stop_at_first ? " (stop at the first violation)" : "", jobs, describe_workload(sale_workload(first)),
+             settings_line(first), join(asserted));
   properties::SweepResult sw = properties::sweep(opt);
   reject_invalid(sw, faults.label());
   fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "runs");
@@ -739,6 +773,13 @@ int compare_command(const CompareFlags& f) {
   const protocols::Workload w = to_workload(f.sweep.workload);
   fmt::print("oversim compare: {} seeds per cell (seeds {}..{}), strategy {}, {} jobs\nworkload: {}\n", seeds.count, seeds.first, seeds.last(),
              effective_strategy(bases.front(), faults.front(), f.sweep.strategy_typed), jobs, describe_workload(w));
+  {
+    Scenario typed;
+    typed.workload = w;
+    typed.typed = f.sweep.workload.typed;
+    typed.horizon = bases.front().horizon;
+    fmt::print("settings: {}{}\n", settings_line(typed), typed.typed.empty() ? "" : "; a profile's own settings are on stderr, a design's requirements in `oversim list variants`");
+  }
   for (const FaultsChoice& fc : faults) {
     if (fc.profile.empty()) fmt::print("plan: {}\n", fc.plan.to_string());
   }
