@@ -274,6 +274,13 @@ if ! "$oversim" lint --variant redis_lock_conditional --remote-call 800ms --gate
 expect 2 "unknown variant 'nope'" lint --variant nope
 if ! "$oversim" check --variant redis_lock_conditional --remote-call 800ms --gateway-timeout 5s --seeds 1 2>&1 >/dev/null | grep -q '^oversim: lint lease FAIL'; then
   echo "FAIL: check did not print the lint warning for the short lease"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+# An item lists every reason at once: SELECT ... FOR UPDATE holds the row through the call and a
+# pool of one connection carries every purchase, both too slow for the sale. check prints a line
+# per reason on stderr; lint's detailed view, a line per reason under the question.
+n=$("$oversim" check --variant db_for_update --buyers 200 --stock 200 --pool-size 1 --apps 1 --seeds 1 2>&1 >/dev/null | grep -c '^oversim: lint capacity WARN: no: ')
+if [ "$n" != 2 ]; then echo "FAIL: check printed $n capacity reasons, not 2 (row lock and pool)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+n=$("$oversim" lint --variant db_for_update --buyers 200 --stock 200 --pool-size 1 --apps 1 2>&1 | awk '/^capacity +WARN/ {on = 1; next} /^[a-z]/ {on = 0} on && /^ +no: / {n++} END {print n + 0}')
+if [ "$n" != 2 ]; then echo "FAIL: lint listed $n capacity reasons, not 2 (row lock and pool)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
 # --require: a sweep that never reaches a required 'sometimes' property fails as vacuous.
 expect 1 - check --variant redis_lock_conditional --faults none --seeds 3 --require lease_expired_while_held
