@@ -293,6 +293,15 @@ void print_results(const RunResult& r) {
   // patience ran out), or never told anything.
   fmt::print("buyers: {} bought, {} told sold out, {} turned away, {} heard nothing; {} clicks again\n", counter("buyer.bought"),
              counter("buyer.told-sold-out"), counter("buyer.turned-away"), counter("buyer.no-answer"), counter("buyer.click-again"));
+  // A lock-service node that some whole second brought 80% or more of what it serves: how hard
+  // it was pushed and how long its queue made requests wait. A quiet node prints nothing.
+  for (const protocols::NodeLoad& l : r.lock_loads) {
+    if (!l.overloaded()) continue;
+    fmt::print("lock service overloaded: {} received {} requests in its busiest second (from {}s), {}% of the {} a second it serves (one at a time, {} each); "
+               "a request waited up to {} in its queue (at {})\n",
+               l.node, l.busiest_second_requests, l.busiest_second.ns() / 1'000'000'000, l.busiest_second_requests * 100 / l.serves_per_second(),
+               l.serves_per_second(), sim::format_duration(l.service_time), sim::format_span(l.longest_wait), sim::format_span(l.longest_wait_at - sim::Instant::zero()));
+  }
 }
 
 }  // namespace

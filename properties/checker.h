@@ -14,6 +14,7 @@
 #include "properties/property.h"
 #include "protocols/profiles.h"
 #include "protocols/registry.h"
+#include "protocols/services.h"
 
 namespace oversim::properties {
 
@@ -46,6 +47,7 @@ struct RunResult {
   uint64_t faults_fired = 0;               // faults that happened (a trigger not reached never fires)
   std::vector<sim::Choice> choices;        // every choice of the run, in order (replays it)
   std::vector<sim::Fault> chosen_faults;   // faults struck by the scenario's fault choices
+  std::vector<protocols::NodeLoad> lock_loads;  // every lock-service node's load, in build order
 
   const PropertyResult& result(const std::string& property) const;
   // Violated any of `asserted` (names).

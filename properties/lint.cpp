@@ -300,7 +300,7 @@ LintItem capacity(const Design& d, const Workload& w) {
     const double serves_per_s = 1e9 / static_cast<double>(service.count_ns());
     if (polls_per_s > serves_per_s) {
       it.answers.push_back(fmt::format("{} buyers polling tryLock every {} can ask the Redis primary up to {:.0f} times a second, more than the {:.0f} it serves (one command per {}): "
-                                       "requests queue and wait; fail fast (--lock-wait 0) or poll less often (--lock-retry)",
+                                       "requests queue and wait (`run` says how long); fail fast (--lock-wait 0) or poll less often (--lock-retry)",
                                        w.buyers, span(w.lock_retry), polls_per_s, serves_per_s, span(service)));
     }
   }
