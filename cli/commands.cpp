@@ -46,14 +46,17 @@ void print_notes(const Scenario& s) {
 }
 
 // The checklist's warnings for a design (run, check): what `oversim lint` would fail or warn
-// about, one line each on stderr, before the run.
-// The answers that depend on the sale's numbers in full; the design's own in one line.
+// about, on stderr, before the run. The answers that depend on the sale's numbers in full, one
+// line per reason; the design's own in one line.
 void warn_lint(const protocols::Design& design, const protocols::Workload& w) {
   std::vector<std::string> own;
   for (const properties::LintItem& it : properties::lint(design, w)) {
     if (it.level != properties::LintLevel::fail && it.level != properties::LintLevel::warn) continue;
-    if (it.from_workload) fmt::print(stderr, "oversim: lint {} {}: {}\n", it.id, properties::to_string(it.level), it.answer);
-    else own.push_back(fmt::format("{} {}", it.id, properties::to_string(it.level)));
+    if (!it.from_workload) {
+      own.push_back(fmt::format("{} {}", it.id, properties::to_string(it.level)));
+      continue;
+    }
+    for (const std::string& reason : it.answers) fmt::print(stderr, "oversim: lint {} {}: {}\n", it.id, properties::to_string(it.level), reason);
   }
   if (!own.empty()) fmt::print(stderr, "oversim: lint: {} by design ({}; `oversim lint --variant {}` says why)\n", design.name, join(own, ", "), design.name);
 }
@@ -84,16 +87,18 @@ void warn_unused_settings(const std::vector<std::string>& variants, const Worklo
 }
 
 // The same for compare, many designs: only the answers that depend on the sale's numbers (a
-// design's own mistakes are what compare is there to show), once per answer with its designs.
+// design's own mistakes are what compare is there to show), once per reason with its designs.
 void warn_lint(const std::vector<std::string>& variants, const protocols::Workload& w) {
   std::vector<std::pair<std::string, std::vector<std::string>>> lines;  // line, designs
   for (const std::string& v : variants) {
     for (const properties::LintItem& it : properties::lint(design_flag(v), w)) {
       if (!it.from_workload || (it.level != properties::LintLevel::fail && it.level != properties::LintLevel::warn)) continue;
-      const std::string line = fmt::format("{} {}: {}", it.id, properties::to_string(it.level), it.answer);
-      auto at = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == line; });
-      if (at == lines.end()) lines.push_back({line, {v}});
-      else at->second.push_back(v);
+      for (const std::string& reason : it.answers) {
+        const std::string line = fmt::format("{} {}: {}", it.id, properties::to_string(it.level), reason);
+        auto at = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == line; });
+        if (at == lines.end()) lines.push_back({line, {v}});
+        else at->second.push_back(v);
+      }
     }
   }
   for (const auto& [line, designs] : lines) {
@@ -355,6 +360,15 @@ void print_results(const RunResult& r) {
   fmt::print("attempts: {}, died with their node {}; orders committed {}; {} clicks again\n", results, counter("attempt.died-with-node"), r.orders,
              counter("buyer.click-again"));
   print_metrics(r.metrics);
+  // A lock-service node that some whole second brought 80% or more of what it serves: how hard
+  // it was pushed and how long its queue made requests wait. A quiet node prints nothing.
+  for (const protocols::NodeLoad& l : r.lock_loads) {
+    if (!l.overloaded()) continue;
+    fmt::print("lock service overloaded: {} received {} requests in its busiest second (from {}s), {}% of the {} a second it serves (one at a time, {} each); "
+               "a request waited up to {} in its queue (at {})\n",
+               l.node, l.busiest_second_requests, l.busiest_second.ns() / 1'000'000'000, l.busiest_second_requests * 100 / l.serves_per_second(),
+               l.serves_per_second(), sim::format_duration(l.service_time), sim::format_span(l.longest_wait), sim::format_span(l.longest_wait_at - sim::Instant::zero()));
+  }
 }
 
 }  // namespace
@@ -1154,7 +1168,8 @@ int lint_command(const LintFlags& f) {
     for (const properties::LintItem& it : properties::lint(d, w)) {
       failing += it.level == properties::LintLevel::fail;
       warnings += it.level == properties::LintLevel::warn;
-      fmt::print("{:<10} {:<4}  {}?\n{:<16}{}\n", it.id, properties::to_string(it.level), it.question, "", it.answer);
+      fmt::print("{:<10} {:<4}  {}?\n", it.id, properties::to_string(it.level), it.question);
+      for (const std::string& reason : it.answers) fmt::print("{:<16}{}\n", "", reason);
       if (f.prove && !it.property.empty() && !it.profile.empty()) fmt::print("{:<16}{}\n", "", prove_item(it, v, f, seeds, jobs));
     }
     fmt::print("\n");

@@ -108,6 +108,7 @@ RunResult run_checked(const Scenario& scenario, std::unique_ptr<sim::Strategy> s
   r.choices = world.choices();
   r.chosen_faults = simulation.chosen_faults();
   r.metrics = metrics_of(simulation);
+  for (const auto& service : simulation.services()) service->loads(r.lock_loads);
   r.sale_duration = h.sale_ended_at == sim::Instant::max() ? r.outcome.end_time - sim::Instant::zero() : h.sale_ended_at - sim::Instant::zero();
   return r;
 }

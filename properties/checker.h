@@ -15,6 +15,7 @@
 #include "properties/property.h"
 #include "protocols/profiles.h"
 #include "protocols/registry.h"
+#include "protocols/services.h"
 
 namespace oversim::properties {
 
@@ -48,6 +49,7 @@ struct RunResult {
   std::vector<sim::Choice> choices;        // every choice of the run, in order (replays it)
   std::vector<sim::Fault> chosen_faults;   // faults struck by the scenario's fault choices
   SaleMetrics metrics;                     // the sale's numbers (properties/metrics.h)
+  std::vector<protocols::NodeLoad> lock_loads;  // every lock-service node's load, in build order
 
   const PropertyResult& result(const std::string& property) const;
   // Violated any of `asserted` (names).

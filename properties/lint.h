@@ -10,8 +10,12 @@
 //   unique     are orders unique-indexed
 //   ledger     can the ledger be reconciled
 //   degrade    what happens when the lock service fails
-//   capacity   can one lock holder at a time sell the stock while buyers still wait
+//   capacity   can the stock sell while buyers still wait: one holder at a time (a lock, or a
+//              row lock held through the call), the connection pool, a polled lock service
 //   gateway    does the gateway wait long enough to hear the answer
+//
+// An item lists every reason for its level at once (LintItem::answers), not the first found, so
+// a user fixes them in one pass.
 #pragma once
 
 #include <string>
@@ -28,7 +32,9 @@ struct LintItem {
   std::string id;        // "lease"
   std::string question;  // "lock TTL > the critical section's p99"
   LintLevel level = LintLevel::ok;
-  std::string answer;    // one line
+  // One line per reason, every one of them, each at `level`; an answer with nothing wrong is one
+  // line that says why.
+  std::vector<std::string> answers;
   // What would show it: a property and the profile to run it under ("" when nothing runs).
   std::string property;
   std::string profile;

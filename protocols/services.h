@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "protocols/workload.h"
+#include "sim/network.h"
 #include "sim/world.h"
 
 namespace oversim::protocols {
@@ -46,6 +47,27 @@ struct LockRemoval {
   uint64_t step = 0;
 };
 
+// How hard one node of a lock service was pushed over a run, from the model's own count: the
+// requests that reached it in its busiest whole second, against the most it serves in a second
+// (one at a time, `service_time` each), and the longest a request waited in its queue before it
+// was served. What makes a server fall behind (pollers, a pause) and nothing else says so.
+struct NodeLoad {
+  std::string node;
+  Duration service_time = Duration::zero();      // per request
+  uint64_t requests = 0;                         // every request that reached it
+  uint64_t busiest_second_requests = 0;          // in its busiest whole second
+  Instant busiest_second = Instant::zero();      // that second's start
+  Duration longest_wait = Duration::zero();      // in its queue, arrival to service
+  Instant longest_wait_at = Instant::zero();     // when that request was taken up
+
+  // 1s / service_time, rounded down; 0 for a node with no service time (it never falls behind).
+  uint64_t serves_per_second() const;
+  // Its busiest second brought at least 80% of what it serves in one: its queue was close to
+  // growing without end, or grew.
+  bool overloaded() const;
+};
+NodeLoad node_load(const std::string& node, Duration service_time, const sim::MailboxLoad& load);
+
 // One built service of a sale.
 class Service {
  public:
@@ -57,6 +79,8 @@ class Service {
   // A takeover by another node (a Sentinel failover, a new leader), for the failover_happened
   // coverage property; nullopt when none happened or the service has no such thing.
   virtual std::optional<std::string> takeover() const { return std::nullopt; }
+  // Every node's load, in build order (nothing for a service whose model does not count it).
+  virtual void loads(std::vector<NodeLoad>& /*out*/) const {}
 };
 
 struct ServiceKind {

@@ -15,12 +15,35 @@ std::optional<Message> Mailbox::receive(std::optional<Instant> deadline, const c
   }
   Message m = std::move(queue_.front());
   queue_.pop_front();
+  const Duration waited = now() - m.delivered;
+  if (waited > load_.longest_wait) {
+    load_.longest_wait = waited;
+    load_.longest_wait_at = now();
+  }
   return m;
 }
 
 void Mailbox::push(Message m) {
+  // Arrivals come in time order (the network delivers from the timer queue), so one running
+  // count per second finds the busiest.
+  const int64_t second = m.delivered.ns() / 1'000'000'000;
+  if (second != second_) {
+    second_ = second;
+    second_messages_ = 0;
+  }
+  ++second_messages_;
+  ++load_.messages;
+  if (second_messages_ > load_.busiest_second_messages) {
+    load_.busiest_second_messages = second_messages_;
+    load_.busiest_second = Instant::zero() + Duration::s(second);
+  }
   queue_.push_back(std::move(m));
   waiters_.notify_one();
+}
+
+const Mailbox* Node::find_mailbox(const std::string& port) const {
+  auto it = mailboxes_.find(port);
+  return it == mailboxes_.end() ? nullptr : it->second.get();
 }
 
 Mailbox& Node::mailbox(const std::string& port) {
@@ -208,6 +231,7 @@ void Network::deliver(Message m) {
     world_.wake(call->waiter, WakeReason::woken);
     return;
   }
+  m.delivered = world_.now();
   to.mailbox(m.port).push(std::move(m));
 }
 

@@ -35,6 +35,18 @@ struct Message {
   bool is_reply = false;
   std::any body;
   std::string summary;
+  Instant delivered = Instant::zero();  // when the network put it in the receiver's mailbox
+};
+
+// What a mailbox's consumer faced, for a model to report how loaded it was (a server that takes
+// its requests off one mailbox). Observation only: integers, constant memory, and nothing in it
+// changes what the run does.
+struct MailboxLoad {
+  uint64_t messages = 0;                       // every message that arrived, over the whole run
+  uint64_t busiest_second_messages = 0;        // the most that arrived in one whole second [k s, (k+1) s)
+  Instant busiest_second = Instant::zero();    // that second's start (the first such second)
+  Duration longest_wait = Duration::zero();    // arrival to being received, the longest of any message
+  Instant longest_wait_at = Instant::zero();   // when that message was received
 };
 
 // Uniform in [min, max], except that one message in `tail` takes up to `tail_max`: a LAN with
@@ -66,6 +78,7 @@ class Mailbox {
   void push(Message m);
   void clear() { queue_.clear(); }
   size_t size() const { return queue_.size(); }
+  const MailboxLoad& load() const { return load_; }
   uint64_t id() const { return id_; }                     // unique in the world, for sim::Footprint
   const FiberRecord* waiter() const { return waiters_.front(); }  // who a push would wake
   void set_id(uint64_t id) { id_ = id; }
@@ -74,6 +87,9 @@ class Mailbox {
   std::deque<Message> queue_;
   WaitQueue waiters_;
   uint64_t id_ = 0;
+  MailboxLoad load_;
+  int64_t second_ = -1;         // the whole second the last arrival fell in
+  uint64_t second_messages_ = 0;  // arrivals in it so far
 };
 
 enum class RpcStatus : uint8_t { ok, timed_out };

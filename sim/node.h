@@ -78,7 +78,8 @@ class Node {
   // Called at a crash, after the node's fibers are cancelled: drop volatile state here.
   void set_on_crash(std::function<void(Node&)> hook) { on_crash_ = std::move(hook); }
 
-  Mailbox& mailbox(const std::string& port);
+  Mailbox& mailbox(const std::string& port);  // created on first use
+  const Mailbox* find_mailbox(const std::string& port) const;  // nullptr until then
   size_t live_fibers() const;
 
  private:

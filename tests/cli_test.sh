@@ -276,6 +276,20 @@ if ! "$oversim" lint --variant redis_lock_conditional --remote-call 800ms --gate
 expect 2 "unknown variant 'nope'" lint --variant nope
 if ! "$oversim" check --variant redis_lock_conditional --remote-call 800ms --gateway-timeout 5s --seeds 1 2>&1 >/dev/null | grep -q '^oversim: lint lease FAIL'; then
   echo "FAIL: check did not print the lint warning for the short lease"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+# An item lists every reason at once: SELECT ... FOR UPDATE holds the row through the call and a
+# pool of one connection carries every purchase, both too slow for the sale. check prints a line
+# per reason on stderr; lint's detailed view, a line per reason under the question.
+n=$("$oversim" check --variant db_for_update --buyers 200 --stock 200 --pool-size 1 --apps 1 --seeds 1 2>&1 >/dev/null | grep -c '^oversim: lint capacity WARN: no: ')
+if [ "$n" != 2 ]; then echo "FAIL: check printed $n capacity reasons, not 2 (row lock and pool)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+n=$("$oversim" lint --variant db_for_update --buyers 200 --stock 200 --pool-size 1 --apps 1 2>&1 | awk '/^capacity +WARN/ {on = 1; next} /^[a-z]/ {on = 0} on && /^ +no: / {n++} END {print n + 0}')
+if [ "$n" != 2 ]; then echo "FAIL: lint listed $n capacity reasons, not 2 (row lock and pool)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+# A run whose lock service is overloaded says so: a thousand buyers polling tryLock every 1ms
+# push the Redis primary to what it serves; the same sale failing fast (--lock-wait 0) does not.
+out=$("$oversim" run --variant redis_lock_conditional --buyers 1000 --lock-retry 1ms --lock-wait 1s --patience 0 --gateway-timeout 5s --trace none 2>/dev/null)
+if ! printf '%s\n' "$out" | grep -q '^lock service overloaded: redis-1 received [0-9]* requests in its busiest second (from 0s), [0-9]*% of the 100000 a second it serves (one at a time, 10us each); a request waited up to '; then
+  echo "FAIL: run did not report the overloaded Redis primary: $out"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+if "$oversim" run --variant redis_lock_conditional --buyers 1000 --lock-retry 1ms --lock-wait 0 --patience 0 --gateway-timeout 5s --trace none 2>/dev/null | grep -q 'lock service overloaded'; then
+  echo "FAIL: run reported an overloaded lock service for buyers who fail fast"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
 # --require: a sweep that never reaches a required 'sometimes' property fails as vacuous.
 expect 1 - check --variant redis_lock_conditional --faults none --seeds 3 --require lease_expired_while_held

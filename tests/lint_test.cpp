@@ -35,7 +35,8 @@ TEST(Lint, FlagsALeaseShorterThanTheCallInsideIt) {
   for (const char* design : {"redis_lock_conditional", "redlock_conditional", "article_recipe"}) {
     const LintItem lease = item(properties::lint(*protocols::find_design(design), w), "lease");
     EXPECT_EQ(lease.level, LintLevel::fail) << design;
-    EXPECT_NE(lease.answer.find("--lock-ttl 500ms is not above the critical section's p99 (800ms"), std::string::npos) << lease.answer;
+    ASSERT_EQ(lease.answers.size(), 1u);
+    EXPECT_NE(lease.answers[0].find("--lock-ttl 500ms is not above the critical section's p99 (800ms"), std::string::npos) << lease.answers[0];
     EXPECT_EQ(lease.property, "lock_mutual_exclusion");
   }
   protocols::Scenario s;
@@ -58,8 +59,8 @@ TEST(Lint, FlagsALeaseShorterThanTheCallInsideIt) {
 
 TEST(Lint, PassesTheArticlesRecipeAtItsOwnDefaults) {
   for (const LintItem& it : properties::lint(*protocols::find_design("article_recipe"), protocols::Workload{})) {
-    EXPECT_NE(it.level, LintLevel::fail) << it.id << ": " << it.answer;
-    EXPECT_NE(it.level, LintLevel::warn) << it.id << ": " << it.answer;
+    EXPECT_NE(it.level, LintLevel::fail) << it.id << ": " << fmt::format("{}", fmt::join(it.answers, " / "));
+    EXPECT_NE(it.level, LintLevel::warn) << it.id << ": " << fmt::format("{}", fmt::join(it.answers, " / "));
   }
 }
 
@@ -82,9 +83,143 @@ TEST(Lint, AnswersFollowTheSettings) {
   EXPECT_EQ(item(properties::lint(redlock, deaf), "gateway").level, LintLevel::fail);
 }
 
+// The capacity answer at the user's scale: every reason at once, the database as the serializer
+// for SELECT ... FOR UPDATE, and the pool for every design. 10,000 buyers, 100 units, a call of
+// p50 200ms / p99 800ms, the default 300ms gateway: a buyer kept waiting hears nothing and does
+// not click again, so the sale has one wait (2s for a connection, 2s for the row).
+protocols::Workload user_sale() {
+  protocols::Workload w;
+  w.buyers = 10'000;
+  w.stock = 100;
+  w.remote_call_spread = sim::Spread::lognormal;
+  w.remote_call = 200_ms;
+  w.remote_call_high = 800_ms;
+  w.patience = 120_s;
+  return w;
+}
+
+bool has(const LintItem& it, const std::string& text) {
+  return std::any_of(it.answers.begin(), it.answers.end(), [&](const std::string& a) { return a.find(text) != std::string::npos; });
+}
+
+TEST(Lint, CapacityListsEveryReasonAtOnce) {
+  protocols::Workload w = user_sale();
+  w.db_pool_size = 20;
+  // A Redis lock: one holder at a time, and 10,000 pollers every 10ms against one primary.
+  const LintItem lock = item(properties::lint(*protocols::find_design("redis_lock_conditional"), w), "capacity");
+  EXPECT_EQ(lock.level, LintLevel::warn);
+  ASSERT_EQ(lock.answers.size(), 2u) << fmt::format("{}", fmt::join(lock.answers, "\n"));
+  EXPECT_NE(lock.answers[0].find("100 units of a SKU sell one lock holder at a time"), std::string::npos) << lock.answers[0];
+  EXPECT_NE(lock.answers[0].find("longer than the 2.01s the sale has"), std::string::npos) << lock.answers[0];
+  EXPECT_NE(lock.answers[1].find("10000 buyers polling tryLock every 10ms can ask the Redis primary up to 1000000 times a second, more than the 100000 it serves"),
+            std::string::npos)
+      << lock.answers[1];
+  // Waiting buyers who hear "busy" click again for their patience: only the polling is left.
+  w.gateway_timeout = 5_s;
+  const LintItem patient = item(properties::lint(*protocols::find_design("redis_lock_conditional"), w), "capacity");
+  EXPECT_EQ(patient.level, LintLevel::warn);
+  ASSERT_EQ(patient.answers.size(), 1u);
+  EXPECT_TRUE(has(patient, "polling tryLock"));
+  // Failing fast instead of polling: nothing is left.
+  w.lock_wait = sim::Duration::zero();
+  const LintItem fast = item(properties::lint(*protocols::find_design("redis_lock_conditional"), w), "capacity");
+  EXPECT_EQ(fast.level, LintLevel::ok);
+  ASSERT_EQ(fast.answers.size(), 1u);
+  EXPECT_NE(fast.answers[0].find("yes: 100 units of a SKU sell one lock holder at a time in about 23.89s"), std::string::npos) << fast.answers[0];
+}
+
+// SELECT ... FOR UPDATE serializes the SKU like a lock, and a pool of 2 per app node (4
+// connections) needs 6s for 100 units: both reasons, where a design without a lock service
+// used to say "n/a".
+TEST(Lint, TheRowLockAndATinyPoolLimitADesignWithoutALock) {
+  protocols::Workload w = user_sale();
+  w.db_pool_size = 2;
+  const LintItem tiny = item(properties::lint(*protocols::find_design("db_for_update"), w), "capacity");
+  EXPECT_EQ(tiny.level, LintLevel::warn);
+  ASSERT_EQ(tiny.answers.size(), 2u) << fmt::format("{}", fmt::join(tiny.answers, "\n"));
+  EXPECT_NE(tiny.answers[0].find("one buyer at a time (SELECT ... FOR UPDATE holds the row through the remote call)"), std::string::npos) << tiny.answers[0];
+  EXPECT_NE(tiny.answers[1].find("the pool's 4 connections (--pool-size 2 x --apps 2), each held through the remote call (238.86ms on average), sell 100 units in at least 5.97s"),
+            std::string::npos)
+      << tiny.answers[1];
+  EXPECT_TRUE(has(tiny, "hears nothing after --gateway-timeout 300ms and does not click again"));
+  // A design that does not hold the row through the call has only the pool.
+  const LintItem conditional = item(properties::lint(*protocols::find_design("db_conditional_update"), w), "capacity");
+  ASSERT_EQ(conditional.answers.size(), 1u);
+  EXPECT_TRUE(has(conditional, "the pool's 4 connections"));
+  // With a gateway that outlasts both waits, buyers click again for two minutes: 24s of row
+  // lock and 6s of pool fit, and the sale does sell out (the checks of issue 28 at 3 seeds).
+  w.gateway_timeout = 5_s;
+  const LintItem patient = item(properties::lint(*protocols::find_design("db_for_update"), w), "capacity");
+  EXPECT_EQ(patient.level, LintLevel::ok) << fmt::format("{}", fmt::join(patient.answers, "\n"));
+}
+
+// The pool alone, backed by the sale: 50 units over 5 SKUs (10 each, 2s of row lock per SKU) and
+// a 5s patience. One connection sells a unit per 200ms call, 10s for all of them: it warns, and
+// the run undersells. Five connections take 2s: it says yes, and the run sells out.
+TEST(Lint, APoolTooSmallForTheSaleWarnsAndABigEnoughOneSaysYes) {
+  protocols::Scenario s;
+  s.design = "db_for_update";
+  s.workload.buyers = 500;
+  s.workload.skus = 5;
+  s.workload.stock = 10;
+  s.workload.app_nodes = 1;
+  s.workload.remote_call = 200_ms;
+  s.workload.remote_call_high = 200_ms;
+  s.workload.patience = 5_s;
+  s.workload.gateway_timeout = 5_s;
+  s.workload.db_pool_size = 1;
+  const LintItem tiny = item(properties::lint(*protocols::find_design(s.design), s.workload), "capacity");
+  EXPECT_EQ(tiny.level, LintLevel::warn);
+  ASSERT_EQ(tiny.answers.size(), 1u) << fmt::format("{}", fmt::join(tiny.answers, "\n"));
+  EXPECT_NE(tiny.answers[0].find("the pool's 1 connection (--pool-size 1 x --apps 1), each held through the remote call (200.00ms on average), sell 50 units in at least 10.00s, "
+                                 "longer than the 5.01s the sale has"),
+            std::string::npos)
+      << tiny.answers[0];
+  const properties::RunResult undersold = properties::run_checked(s);
+  EXPECT_TRUE(undersold.result("progress").violated);
+  EXPECT_GT(undersold.counters.at("buyer.turned-away"), 0);
+
+  s.workload.db_pool_size = 5;
+  const LintItem enough = item(properties::lint(*protocols::find_design(s.design), s.workload), "capacity");
+  EXPECT_EQ(enough.level, LintLevel::ok);
+  ASSERT_EQ(enough.answers.size(), 1u);
+  EXPECT_NE(enough.answers[0].find("yes: 10 units of a SKU sell one buyer at a time (SELECT ... FOR UPDATE holds the row through the remote call) in about 2.00s; the pool's 5 "
+                                   "connections sell 50 units in about 2.00s, inside the 5.01s the sale has"),
+            std::string::npos)
+      << enough.answers[0];
+  const properties::RunResult sold_out = properties::run_checked(s);
+  EXPECT_FALSE(sold_out.result("progress").violated);
+  EXPECT_TRUE(sold_out.result("sold_out").reached);
+  EXPECT_EQ(sold_out.orders, 50);
+}
+
+// The pool answer's premise, for every design: a purchase holds its connection through the
+// remote call. Two buyers of two SKUs (so two lock holders at once), one connection, a 50ms
+// wait for it and a 400ms call: the second purchase waits out the first's call and times out.
+TEST(Lint, EveryDesignHoldsItsConnectionThroughTheRemoteCall) {
+  for (const protocols::Design* d : protocols::designs()) {
+    SCOPED_TRACE(d->name);
+    protocols::Scenario s;
+    s.design = d->name;
+    s.workload.buyers = 2;
+    s.workload.skus = 2;
+    s.workload.stock = 1;
+    s.workload.app_nodes = 1;
+    s.workload.db_pool_size = 1;
+    s.workload.db_pool_timeout = 50_ms;
+    s.workload.remote_call = 400_ms;
+    s.workload.remote_call_high = 400_ms;
+    s.workload.lock_ttl = 1_s;
+    s.workload.gateway_timeout = 5_s;
+    const properties::RunResult r = properties::run_checked(s);
+    EXPECT_TRUE(std::any_of(r.events.begin(), r.events.end(), [](const sim::TraceEvent& e) { return e.kind == "db-pool-timeout"; }));
+  }
+}
+
 // What one run of a design sends, against what it declares.
 struct Sent {
   std::vector<std::string> sql, redis, zk;
+  std::vector<std::string> sequence;  // "sql <statement>" and "remote-call", in order
   bool sql_has(const std::string& re) const {
     return std::any_of(sql.begin(), sql.end(), [&](const std::string& s) { return std::regex_search(s, std::regex(re)); });
   }
@@ -104,7 +239,9 @@ Sent sent(const std::string& design) {
   const properties::RunResult r = properties::run_checked(s);
   Sent out;
   for (const auto& e : r.events) {
+    if (e.kind == "remote-call") out.sequence.push_back("remote-call");
     for (const auto& f : e.fields) {
+      if (e.kind == "sql" && f.key == "sql") out.sequence.push_back("sql " + f.value);
       if (e.kind == "sql" && f.key == "sql") out.sql.push_back(f.value);
       if (e.kind == "redis" && f.key == "cmd") out.redis.push_back(f.value);
       if (e.kind == "zk" && f.key == "cmd") out.zk.push_back(f.value);
@@ -129,7 +266,17 @@ TEST(Lint, EveryDesignDeclaresTheStepsItTakes) {
       case Steps::Decrement::literal: EXPECT_TRUE(literal && !claim); break;
       case Steps::Decrement::versioned: EXPECT_TRUE(versioned); break;
       case Steps::Decrement::conditional: EXPECT_TRUE(conditional && !versioned); break;
-      case Steps::Decrement::row_locked: EXPECT_TRUE(relative && !conditional && for_update); break;
+      case Steps::Decrement::row_locked: {
+        EXPECT_TRUE(relative && !conditional && for_update);
+        // The row stays locked through the remote call (lint's capacity: one buyer at a time).
+        auto at = [&](const std::string& prefix) {
+          return std::find_if(s.sequence.begin(), s.sequence.end(), [&](const std::string& x) { return x.rfind(prefix, 0) == 0; }) - s.sequence.begin();
+        };
+        EXPECT_LT(at("sql SELECT"), at("remote-call"));
+        EXPECT_LT(at("remote-call"), at("sql UPDATE stock"));
+        EXPECT_LT(at("sql UPDATE stock"), static_cast<std::ptrdiff_t>(s.sequence.size()));
+        break;
+      }
       case Steps::Decrement::relative: EXPECT_TRUE(relative && !conditional && !for_update); break;
     }
     const bool zookeeper = !s.zk.empty();

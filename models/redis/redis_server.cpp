@@ -65,6 +65,11 @@ ServerInfo RedisServer::info() const {
   return ServerInfo{state_.role(), replica_of_, state_.replication_offset(), state_.role() == Role::primary || synced_, hello_};
 }
 
+sim::MailboxLoad RedisServer::load() const {
+  const sim::Mailbox* box = node_.find_mailbox(kPort);
+  return box == nullptr ? sim::MailboxLoad{} : box->load();
+}
+
 sim::Node& RedisServer::node_by_id(sim::NodeId id) const { return *world_.nodes().at(id); }
 
 // ---- lifecycle ---------------------------------------------------------------------------------

@@ -92,6 +92,10 @@ class RedisServer {
   const std::string& replica_of() const { return replica_of_; }
   const ServerOptions& options() const { return options_; }
   ServerInfo info() const;
+  // How loaded its command port was (commands served one at a time, `service_time` each, with
+  // Sentinel's INFO and hellos in the same queue): the busiest second's arrivals and the longest
+  // a command queued. Kept across crashes.
+  sim::MailboxLoad load() const;
 
   // Direct role changes for tests; Sentinel sends ReplicaOfCommand instead.
   void replica_of(const std::string& primary);

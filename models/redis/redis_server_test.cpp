@@ -595,5 +595,58 @@ TEST(RedisDeterminism, TheSameSeedReplaysTheSameSplitBrainRun) {
   EXPECT_NE(split_brain_hash(3), split_brain_hash(4));
 }
 
+// ---- load --------------------------------------------------------------------------------
+
+// Clients that poll GET, each waiting for its answer and then `think` before the next, for 2s.
+sim::MailboxLoad polled(Cluster& f, int clients, Duration think) {
+  for (int c = 0; c < clients; ++c) {
+    f.w.spawn(&f.app, fmt::format("poller-{}", c), [&f, think] {
+      RedisClient client = f.redis.client(f.app);
+      while (sim::now() < f.at(2_s)) {
+        value(client.call(Command::get("lock:stock:sku1")));
+        sim::sleep_for(think);
+      }
+    });
+  }
+  f.run();
+  return f.redis.server("redis-1").load();
+}
+
+// Fifty pollers every 10ms against a server that serves one command per 1ms (1,000 a second):
+// it falls behind. A poller's round is its 2ms round trip, 10ms of thought and its wait in the
+// queue, so the queue settles where fifty rounds take fifty services: each command waits about
+// 50 - 12 - 1 = 37ms once it settles, and every second brings what the server serves. Its load
+// says both.
+TEST(RedisLoad, AServerThatFallsBehindCountsItsBusiestSecondAndItsQueueWait) {
+  RedisConfig c;
+  c.service_time = 1_ms;
+  c.client_timeout = 1_s;  // no poll gives up: every command is an answered one
+  Cluster f(c);
+  const sim::MailboxLoad load = polled(f, 50, 10_ms);
+  EXPECT_EQ(f.redis.server("redis-1").options().service_time, 1_ms);
+  // It served one a millisecond for 2s, and each served command brought the next: the busiest
+  // second is the first (the fifty first polls on top), at what the server serves.
+  EXPECT_EQ(load.busiest_second, f.at(0_s));
+  EXPECT_GE(load.busiest_second_messages, 1'000u);
+  EXPECT_LE(load.busiest_second_messages, 1'050u);
+  EXPECT_GE(load.messages, 2'000u);
+  EXPECT_LE(load.messages, 2'050u);
+  // The first polls wait longest: all fifty arrive at 1ms (each a nanosecond after the one before
+  // it on the link), and the last is taken up after the forty-nine before it, at 50ms.
+  EXPECT_EQ(load.longest_wait, 49_ms - 49_ns);
+  EXPECT_EQ(load.longest_wait_at, f.at(50_ms));
+}
+
+// One poller every 100ms: ten commands a second against 100,000 the server serves, each taken
+// up the instant it arrives.
+TEST(RedisLoad, AQuietServerCountsItsRequestsAndNoWait) {
+  Cluster f(RedisConfig{});
+  const sim::MailboxLoad load = polled(f, 1, 100_ms);
+  EXPECT_EQ(f.redis.server("redis-1").options().service_time, 10_us);
+  EXPECT_EQ(load.busiest_second_messages, 10u);
+  EXPECT_EQ(load.messages, 20u);
+  EXPECT_EQ(load.longest_wait, Duration::zero());
+}
+
 }  // namespace
 }  // namespace oversim::redis

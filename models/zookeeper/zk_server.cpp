@@ -346,6 +346,11 @@ void ZkServer::serve() {
   }
 }
 
+sim::MailboxLoad ZkServer::load() const {
+  const sim::Mailbox* box = node_.find_mailbox(kClientPort);
+  return box == nullptr ? sim::MailboxLoad{} : box->load();
+}
+
 void ZkServer::answer(const sim::Message& request, const ClientReply& reply, const std::string& what) {
   const std::string text = to_string(reply.result);
   if (!what.empty()) world_.trace_at(&node_, "zk", {{"cmd", what}, {"reply", text}, {"from", world_.nodes().at(request.from)->name()}});

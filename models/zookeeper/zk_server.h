@@ -133,6 +133,9 @@ class ZkServer {
   const ZkState& state() const { return state_; }
   uint64_t last_logged() const;
   const EnsembleOptions& options() const { return options_; }
+  // How loaded its client port was (requests served one at a time, `service_time` each): the
+  // busiest second's arrivals and the longest a request queued. Kept across crashes.
+  sim::MailboxLoad load() const;
 
   // Every node a client's delete removed here, for the properties (kept across crashes).
   struct Removal {

@@ -46,6 +46,12 @@ void RedisService::removals(std::vector<LockRemoval>& out) const {
   for (size_t i = 0; i < deployment_.size(); ++i) add_removals(deployment_.server(i), out);
 }
 
+NodeLoad load_of(const redis::RedisServer& server) { return node_load(server.name(), server.options().service_time, server.load()); }
+
+void RedisService::loads(std::vector<NodeLoad>& out) const {
+  for (size_t i = 0; i < deployment_.size(); ++i) out.push_back(load_of(deployment_.server(i)));
+}
+
 std::optional<std::string> RedisService::takeover() const {
   uint64_t promotions = 0;
   for (const auto& s : deployment_.sentinels()) promotions += s->promotions();

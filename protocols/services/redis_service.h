@@ -13,6 +13,8 @@ namespace oversim::protocols {
 // Appends every client removal `server` logged, as the properties read them (shared by every
 // service built of Redis servers).
 void add_removals(const redis::RedisServer& server, std::vector<LockRemoval>& out);
+// `server`'s load (its command queue), for Service::loads.
+NodeLoad load_of(const redis::RedisServer& server);
 
 // The workload's --persistence as the Redis model's setting.
 redis::Persistence to_redis(RedisPersistence p);
@@ -26,6 +28,7 @@ class RedisService : public Service {
   const std::string& kind() const override;
   void removals(std::vector<LockRemoval>& out) const override;
   std::optional<std::string> takeover() const override;
+  void loads(std::vector<NodeLoad>& out) const override;
   redis::RedisDeployment& deployment() { return deployment_; }
   const redis::RedisDeployment& deployment() const { return deployment_; }
 

@@ -26,6 +26,10 @@ void RedLockService::removals(std::vector<LockRemoval>& out) const {
   for (size_t i = 0; i < deployment_.size(); ++i) add_removals(deployment_.master(i), out);
 }
 
+void RedLockService::loads(std::vector<NodeLoad>& out) const {
+  for (size_t i = 0; i < deployment_.size(); ++i) out.push_back(load_of(deployment_.master(i)));
+}
+
 ServiceKind RedLockService::kind_entry() {
   return ServiceKind{
       "redlock", "N independent Redis masters (redlock-1..redlock-N, --masters) for the RedLock algorithm",

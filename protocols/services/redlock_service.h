@@ -19,6 +19,7 @@ class RedLockService : public Service {
 
   const std::string& kind() const override;
   void removals(std::vector<LockRemoval>& out) const override;
+  void loads(std::vector<NodeLoad>& out) const override;
   redlock::RedLockDeployment& deployment() { return deployment_; }
   const redlock::RedLockDeployment& deployment() const { return deployment_; }
 

@@ -44,6 +44,13 @@ std::optional<std::string> ZooKeeperService::takeover() const {
   return fmt::format("{} leader election(s); {}", elections.size(), elections.back());
 }
 
+void ZooKeeperService::loads(std::vector<NodeLoad>& out) const {
+  for (size_t i = 0; i < ensemble_.size(); ++i) {
+    const zookeeper::ZkServer& server = ensemble_.server(i);
+    out.push_back(node_load(server.name(), server.options().service_time, server.load()));
+  }
+}
+
 ServiceKind ZooKeeperService::kind_entry() {
   ServiceKind k{
       "zookeeper", "a ZooKeeper ensemble (zk-1..zk-N, --zk-servers) with zk-N leading, one session per app node",

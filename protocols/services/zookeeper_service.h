@@ -21,6 +21,7 @@ class ZooKeeperService : public Service {
   const std::string& kind() const override;
   void removals(std::vector<LockRemoval>& out) const override;
   std::optional<std::string> takeover() const override;
+  void loads(std::vector<NodeLoad>& out) const override;
   zookeeper::ZkEnsemble& ensemble() { return ensemble_; }
   const zookeeper::ZkEnsemble& ensemble() const { return ensemble_; }
 
