@@ -805,7 +805,7 @@ int compare_command(const CompareFlags& f) {
              "sell-out time (never: most runs left stock unsold); orders/s: units sold per second of selling window (the sale's start to\n"
              "its sell-out, or to its last answer when stock remained), over all runs; p99: buyers' time to their last answer (never: over\n"
              "1% heard nothing); msgs/buy: requests to the lock service per purchase attempt; wake/rel: times a waiter woke to look again\n"
-             "(a poll, a watch, a retry round) per lock release. docs/guide.md#compare defines every column.\n\n",
+             "(a poll, a watch, a retry round) per lock release. docs/guide.md#the-sales-numbers defines every column.\n\n",
              seeds.count, coverage_legend(columns));
   size_t faults_width = 13;  // a combination (gc-pause+failover) may be longer
   for (const FaultsChoice& fc : faults) faults_width = std::max(faults_width, fc.label().size());
