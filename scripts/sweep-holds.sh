@@ -25,7 +25,7 @@ awk -F'\t' -v strategy="$strategy" -v seeds=$((last - 40)) -v elapsed=$(( $(date
   BEGIN { split("no_oversell no_duplicate_order no_lost_order no_told_wrong ledger_conservation lock_mutual_exclusion no_foreign_unlock no_lost_update progress", col, " ") }
   FNR == NR {
     # the table rows of tests/verdicts_test.cpp: {"design", "profile", H, V, ...
-    if ($0 !~ /^    \{"[a-z_]+", "[a-z-]+", [HV],/) next
+    if ($0 !~ /^    \{"[a-z0-9_]+", "[a-z-]+", [HV],/) next
     line = $0; gsub(/[{}"]/, "", line); sub(/^ +/, "", line); n = split(line, f, ", ")
     key = f[1] SUBSEP f[2]; cells++
     for (i = 1; i <= 9; i++) if (f[i + 2] ~ /^ *H$/) { held[key, col[i]] = 1; hcells++ }

@@ -3,7 +3,7 @@
 # check that they agree and fuzz briefly:
 #   1. Release with g++ (./build)
 #   2. Release with clang++ (./build-clang)
-#   3. every design x every profile that applies x 100 seeds (22,900 runs) hashed by both builds and
+#   3. every design x every profile that applies x 100 seeds (23,600 runs) hashed by both builds and
 #      diffed (same seed, same run, whatever the compiler)
 #   4. ASan+UBSan with clang++ (./build-asan), which also builds the libFuzzer targets; its ctest
 #      leaves out the verdict table's failover, partition and clock-drift rows (long, widened
