@@ -11,7 +11,7 @@
 // Expected verdict: VIOLATES no_oversell everywhere, faults or not: two buyers read the last
 // unit, both decrement, and the stock goes to -1. Not a lost update (the decrement is
 // relative), so no_lost_update holds; no_duplicate_order is violated under retries and chaos,
-// and progress under lost-replies, retries and chaos (buyers who heard nothing stop).
+// and progress under app-crash, lost-replies, retries and chaos (buyers killed or unanswered stop).
 // no_told_wrong: VIOLATED under retries and chaos: a gateway retry (or a second click) after a lost reply finds
 // the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"
