@@ -500,11 +500,16 @@ std::vector<std::string> require_flag(const std::string& text) {
 // The coverage a faulted sweep must reach for its verdict to mean anything: the fault struck while
 // units remained, and, for a profile aimed at the lock of a design that has one, while a lock was
 // held. None for a plan or no faults.
-std::vector<std::string> profile_targets(const FaultsChoice& faults, const Scenario& s) {
+// Each with the words that say where the fault had to strike.
+struct Target {
+  std::string property;
+  const char* where;
+};
+std::vector<Target> profile_targets(const FaultsChoice& faults, const Scenario& s) {
   if (faults.profile.empty() || faults.profile == "none") return {};
-  std::vector<std::string> out = {"fault_struck_during_sale"};
+  std::vector<Target> out = {{"fault_struck_during_sale", "while units remained"}};
   if (protocols::profile_aims_at_lock(faults.profile) && protocols::Simulation::roles(s, design_flag(s.design)).has_lock_service()) {
-    out.push_back("fault_hit_held_lock");
+    out.push_back({"fault_hit_held_lock", "while a lock was held"});
   }
   return out;
 }
@@ -581,12 +586,12 @@ int check_command(const CheckFlags& f) {
   if (sw.unfired > 0) fmt::print("{} of {} runs did not reach a planned fault's trigger point: that fault never happened\n", sw.unfired, sw.runs);
   // What the faults tested: a fault that struck only after the sell-out, or never while a lock
   // was held, tested nothing of the sale or of the lock.
-  const std::vector<std::string> targets = profile_targets(faults, first);
+  const std::vector<Target> targets = profile_targets(faults, first);
   if (!targets.empty()) {
     std::string struck;
-    for (const std::string& t : targets) {
-      struck += fmt::format("{}{} in {}/{} runs", struck.empty() ? "" : "; ", t == "fault_struck_during_sale" ? "the fault struck while units remained" : "it struck while a lock was held",
-                            sw.counts[t].reached, sw.runs);
+    for (const Target& t : targets) {
+      struck += fmt::format("{}{} struck {} in {}/{} runs", struck.empty() ? "" : "; ", struck.empty() ? "the fault" : "it", t.where,
+                            sw.counts[t.property].reached, sw.runs);
     }
     fmt::print("faults: {}\n", struck);
   }
@@ -607,8 +612,8 @@ int check_command(const CheckFlags& f) {
   // Required: what --require names, and what the profile targets (a faulted sweep whose faults
   // never struck while units remained, or never while a lock was held, tested nothing).
   std::vector<std::string> required_all = required;
-  for (const std::string& t : targets) {
-    if (std::find(required_all.begin(), required_all.end(), t) == required_all.end()) required_all.push_back(t);
+  for (const Target& t : targets) {
+    if (std::find(required_all.begin(), required_all.end(), t.property) == required_all.end()) required_all.push_back(t.property);
   }
   std::vector<std::string> unreached;
   for (const std::string& name : required_all) {
@@ -861,10 +866,9 @@ int compare_command(const CompareFlags& f) {
                  ratio_cell(sw.counter("lock.requests"), sw.counter("lock.requests") > 0 ? sw.purchases : 0), ratio_cell(sw.counter("lock.wakeups"), sw.counter("lock.releases")));
       if (sw.unplaced > 0) fmt::print("{:<44} ({} of {} runs had no fault: {}: {})\n", "", sw.unplaced, sw.runs, faults[i].label(), sw.unplaced_why);
       // A faulted cell whose faults never struck while units remained tested nothing of the sale.
-      for (const std::string& t : profile_targets(faults[i], opt.base)) {
-        if (sw.runs > sw.unplaced && sw.counts[t].reached == 0) {
-          fmt::print("{:<44} (vacuous: in no run did the fault strike {}; the row tested nothing of it)\n", "",
-                     t == "fault_struck_during_sale" ? "while units remained" : "while a lock was held");
+      for (const Target& t : profile_targets(faults[i], opt.base)) {
+        if (sw.runs > sw.unplaced && sw.counts[t.property].reached == 0) {
+          fmt::print("{:<44} (vacuous: in no run did the fault strike {}; the row tested nothing of it)\n", "", t.where);
         }
       }
       for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);

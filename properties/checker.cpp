@@ -209,11 +209,8 @@ void merge(SweepResult& out, const SweepOptions& options, uint64_t seed, SeedOut
     }
   }
   if (r.faults_fired < r.faults_planned) ++out.unfired;
-  out.acks += r.acks;
   for (const auto& [result, n] : r.results) out.purchases += n;
   for (const auto& [name, n] : r.counters) out.counters[name] += n;
-  out.sale_us += r.sale_duration.count_ns() / 1000;
-  out.latencies.insert(out.latencies.end(), r.latencies.begin(), r.latencies.end());
   out.metrics.merge(r.metrics);
   if (r.violates(options.asserted) && (!out.first_failing_seed || seed < *out.first_failing_seed)) out.first_failing_seed = seed;
 }
@@ -622,13 +619,6 @@ std::string reproduce_command(const Scenario& s, const std::vector<std::string>&
     cmd += fmt::format(" --properties {}", names);
   }
   return cmd;
-}
-
-sim::Duration percentile(std::vector<sim::Duration> values, int percent) {
-  if (values.empty()) return sim::Duration::zero();
-  std::sort(values.begin(), values.end());
-  const size_t rank = (values.size() * static_cast<size_t>(percent) + 99) / 100;
-  return values[std::min(values.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
 }  // namespace oversim::properties

@@ -90,17 +90,12 @@ struct SweepResult {
   std::map<std::string, PropertyCount> counts;  // by property name
   std::optional<uint64_t> first_failing_seed;   // first (lowest) seed violating an asserted property
   std::optional<RunResult> first_failure;       // that run, replayed with its trace kept
-  int64_t acks = 0;
   int64_t purchases = 0;                        // purchase attempts the designs ran, all runs
   std::map<std::string, int64_t> counters;      // History counters summed over runs
   int64_t counter(const std::string& name) const {
     auto it = counters.find(name);
     return it == counters.end() ? 0 : it->second;
   }
-  int64_t sale_us = 0;                          // sale time summed over runs, in microseconds: an
-                                                // integer sum is the same in any merge order, and
-                                                // 10^6 runs at the longest horizon fit (ns would not)
-  std::vector<sim::Duration> latencies;         // all runs
   SaleMetrics metrics;                          // the sale's numbers, merged over the runs
   std::map<std::string, int64_t> run_status;    // completed / deadlock / horizon
   std::vector<std::string> errors;              // internal errors (bugs), one line each
@@ -162,6 +157,5 @@ std::string reproduce_command(const protocols::Scenario& scenario, const std::ve
 // The workload and horizon flags of `scenario` that differ from the defaults (" --stock 1 ...").
 std::string scenario_flags(const protocols::Scenario& scenario);
 
-sim::Duration percentile(std::vector<sim::Duration> values, int percent);
 
 }  // namespace oversim::properties

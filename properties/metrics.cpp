@@ -11,9 +11,10 @@ using protocols::BuyResult;
 using sim::Duration;
 using sim::Instant;
 
-std::vector<ToldWrong> told_wrong(const protocols::Simulation& s) {
+std::vector<ToldWrong> told_wrong(const protocols::Simulation& s) { return told_wrong(s, s.db().committed_orders()); }
+
+std::vector<ToldWrong> told_wrong(const protocols::Simulation& s, const std::map<std::string, db::OrderRow>& orders) {
   std::vector<ToldWrong> out;
-  const auto orders = s.db().committed_orders();
   std::map<std::tuple<std::string, std::string, std::string>, std::string> by_buyer;  // the first order id of each
   for (const auto& [id, o] : orders) by_buyer.emplace(std::tuple{o.user, o.sku, o.activity}, id);
   const std::string& activity = s.scenario().workload.activity;
@@ -66,7 +67,8 @@ SaleMetrics metrics_of(const protocols::Simulation& s) {
   // A buyer with no recorded end was still waiting when the run stopped: it heard nothing.
   m.unanswered = heard_nothing + std::max<int64_t>(0, m.buyers - static_cast<int64_t>(h.answers.size()));
   m.answer_times.resize(static_cast<size_t>(std::max<int64_t>(m.buyers, static_cast<int64_t>(m.answer_times.size()))), Duration::max());
-  m.told_wrong = static_cast<int64_t>(told_wrong(s).size());
+  const std::map<std::string, db::OrderRow> orders = s.db().committed_orders();
+  m.told_wrong = static_cast<int64_t>(told_wrong(s, orders).size());
 
   m.lock_acquires = h.counter("lock.acquires");
   m.lock_gave_up = h.counter("lock.gave-up");
@@ -74,7 +76,7 @@ SaleMetrics metrics_of(const protocols::Simulation& s) {
   m.deductions = db.deductions_applied() + db.deductions_refused();
   m.deductions_refused = db.deductions_refused();
   std::map<std::string, int64_t> sold_by_sku;
-  for (const auto& [id, o] : s.db().committed_orders()) ++sold_by_sku[o.sku];
+  for (const auto& [id, o] : orders) ++sold_by_sku[o.sku];
   for (const std::string& sku : s.skus()) {
     const auto row = s.db().committed_stock(sku);
     const int64_t available = row ? row->available : 0;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,6 +75,9 @@ struct ToldWrong {
   std::string order_id;
 };
 std::vector<ToldWrong> told_wrong(const protocols::Simulation& s);
+// The same over committed orders the caller already has (by order id), so a caller that needs them
+// for more builds them once.
+std::vector<ToldWrong> told_wrong(const protocols::Simulation& s, const std::map<std::string, db::OrderRow>& orders);
 
 // The value at `per_mille` (500: the median, 990: p99, 999: p999, 1000: the largest) of `values`,
 // nearest rank; nullopt when empty.

@@ -34,6 +34,13 @@ const char* to_string(Category c) {
 
 namespace {
 
+// An instant for a witness: "1.220963s", without the column padding of format_instant.
+std::string instant_text(Instant t) {
+  std::string at = sim::format_instant(t);
+  at.erase(0, at.find_first_not_of(' '));
+  return at;
+}
+
 // Orders that count as sold: every committed order (designs never cancel in this version).
 std::map<std::string, std::vector<const db::OrderRow*>> orders_by_sku(const std::map<std::string, db::OrderRow>& orders) {
   std::map<std::string, std::vector<const db::OrderRow*>> by;
@@ -243,8 +250,7 @@ std::optional<std::string> fault_hit_held_lock(const Simulation& s) {
       if (!s.history().stock_remained(l.sku, std::max(f.at, l.acquired))) continue;
       for (const std::string& n : f.nodes) {
         if (n == l.node || std::find(lock_nodes.begin(), lock_nodes.end(), n) != lock_nodes.end()) {
-          std::string at = sim::format_instant(f.at);
-          at.erase(0, at.find_first_not_of(' '));
+          const std::string at = instant_text(f.at);
           return fmt::format("a fault on {} struck at {} {} {} held {}", n, at, f.at < l.acquired ? "and lasted while" : "while", l.holder, l.key);
         }
       }
@@ -262,8 +268,7 @@ std::optional<std::string> fault_struck_during_sale(const Simulation& s) {
   const Instant sold_out_at = s.history().all_sold_out_at(s.skus().size());
   for (const sim::World::StruckFault& f : struck) {
     if (f.at < sold_out_at) {
-      std::string at = sim::format_instant(f.at);
-      at.erase(0, at.find_first_not_of(' '));
+      const std::string at = instant_text(f.at);
       const std::string node = f.nodes.empty() ? std::string("the network") : f.nodes.front();
       if (sold_out_at == Instant::max()) return fmt::format("a fault on {} struck at {}; units remained to the end", node, at);
       return fmt::format("a fault on {} struck at {}, {} before the sell-out", node, at, sim::format_span(sold_out_at - f.at));
@@ -279,8 +284,7 @@ std::optional<std::string> no_told_wrong(const Simulation& s) {
   const std::vector<ToldWrong> wrong = told_wrong(s);
   if (wrong.empty()) return std::nullopt;
   const protocols::BuyerAnswer& a = *wrong.front().answer;
-  std::string at = sim::format_instant(a.answered);
-  at.erase(0, at.find_first_not_of(' '));
+  const std::string at = instant_text(a.answered);
   return fmt::format("buyer {} was told {} at {}, but order {} is committed for it{}", a.user, protocols::to_string(*a.heard), at, wrong.front().order_id,
                      wrong.size() > 1 ? fmt::format(" (and {} more buyers told wrongly)", wrong.size() - 1) : "");
 }
