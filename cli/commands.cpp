@@ -9,6 +9,7 @@
 #include "properties/checker.h"
 #include "properties/explore.h"
 #include "properties/lint.h"
+#include "properties/verdict.h"
 
 #include <chrono>
 #include <fstream>
@@ -44,6 +45,31 @@ std::vector<std::string> design_names() {
 void print_notes(const Scenario& s) {
   for (const std::string& n : s.notes) fmt::print(stderr, "oversim: {}\n", n);
 }
+
+// The exit status of a verdict (README.md's table): 0 holds, 1 violated, 4 incomplete (a limit
+// ran out), 5 vacuous (nothing tested), 6 unfired (a planned fault never happened); 2 and 3 are
+// bad input and internal errors. One status per kind, so a CI script can tell "found a bug" from
+// "tested nothing" without reading the text.
+int exit_status(properties::VerdictKind kind) {
+  switch (kind) {
+    case properties::VerdictKind::exhaustive:
+    case properties::VerdictKind::random: return 0;
+    case properties::VerdictKind::violated: return 1;
+    case properties::VerdictKind::incomplete: return 4;
+    case properties::VerdictKind::vacuous: return 5;
+    case properties::VerdictKind::unfired: return 6;
+  }
+  return 3;
+}
+
+// The JSON verdict every result carries: its kind (the one field a script needs), whether it
+// holds (only exhaustive and random do) and the exit status it gives.
+nlohmann::json verdict_json(properties::VerdictKind kind, const char* search) {
+  return {{"kind", properties::to_string(kind)}, {"search", search}, {"holds", properties::holds(kind)}, {"exit_status", exit_status(kind)}};
+}
+
+// "the 10m horizon" as a run's outcome detail says it, without the deadlock report after it.
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 // The checklist's warnings for a design (run, check): what `oversim lint` would fail or warn
 // about, on stderr, before the run. The answers that depend on the sale's numbers in full, one
@@ -431,6 +457,35 @@ Scenario run_scenario(const RunFlags& f) {
   return s;
 }
 
+// The run's verdict in one line: what it supports, and when it is not a pass, why.
+std::string run_verdict_text(const RunResult& r, properties::VerdictKind kind, const std::vector<std::string>& asserted, const std::string& faults) {
+  switch (kind) {
+    case properties::VerdictKind::violated: {
+      std::vector<std::string> broken;
+      for (const std::string& name : asserted) {
+        if (r.result(name).violated) broken.push_back(name);
+      }
+      return fmt::format("VIOLATED: {}", join(broken, ", "));
+    }
+    case properties::VerdictKind::incomplete:
+      return fmt::format("INCOMPLETE: the run stopped at its limit ({}) before the sale ended: its end-of-run checks saw an unfinished sale, so "
+                         "this is not a pass; raise --horizon (or assert progress to call a sale that never ends a bug)",
+                         first_line(r.outcome.detail));
+    case properties::VerdictKind::unfired:
+      if (r.faults_fired < r.faults_planned) {
+        return fmt::format("UNFIRED: {} of {} planned fault{} never happened: the run did not test the plan as written, so the properties' holding "
+                           "says nothing about it",
+                           r.faults_planned - r.faults_fired, r.faults_planned, r.faults_planned == 1 ? "" : "s");
+      }
+      return fmt::format("UNFIRED: {} placed {} of the faults asked for ({}): the run did not test them", faults, r.faults_planned == 0 ? "none" : "not all",
+                         r.scenario.unplaced);
+    case properties::VerdictKind::vacuous:
+    case properties::VerdictKind::exhaustive:
+    case properties::VerdictKind::random: break;
+  }
+  return "every asserted property held in this run: one execution, not a proof";
+}
+
 int run_command(const RunFlags& f) {
   if (f.trace != "text" && f.trace != "json" && f.trace != "cut" && f.trace != "none") {
     throw UsageError(fmt::format("--trace: unknown format '{}' (expected text, json, cut or none)", f.trace));
@@ -458,9 +513,10 @@ int run_command(const RunFlags& f) {
   // the memory (about 400 bytes a step); the hash is computed either way.
   if (f.trace == "none") s.keep_trace = false;
   RunResult r = properties::run_checked(s);
+  const properties::VerdictKind verdict = properties::judge(r, asserted);
   if (f.trace == "json") {
     std::fputs(sim::render_jsonl(r.events).c_str(), stdout);
-    return r.violates(asserted) ? 1 : 0;
+    return exit_status(verdict);
   }
   fmt::print("oversim run: variant {}, seed {}, faults: {}\nworkload: {}\nsettings: {}\n", s.design, s.seed, s.faults.empty() ? "none" : s.faults.to_string(),
              describe_workload(sale_workload(s)), settings_line(s));
@@ -474,11 +530,17 @@ int run_command(const RunFlags& f) {
   }
   fmt::print("\nrun: {} at {} after {} steps; trace hash {}\n", sim::to_string(r.outcome.status), sim::format_instant(r.outcome.end_time),
              r.outcome.steps, sim::format_hash(r.outcome.hash()));
+  if (r.faults_planned > 0) {
+    fmt::print("faults: {} of {} planned fault{} happened{}\n", r.faults_fired, r.faults_planned, r.faults_planned == 1 ? "" : "s",
+               r.faults_fired < r.faults_planned ? " (a fault whose trigger point the run never reached never fires)" : "");
+  }
+  if (!s.unplaced.empty()) fmt::print("faults: {} placed no fault{}: {}\n", f.faults, s.faults.empty() ? "" : " of some kinds", s.unplaced);
   print_results(r);
   fmt::print("\n");
   print_verdicts(r, asserted);
-  fmt::print("\nreproduce: {}\n", properties::reproduce_command(s, asserted));
-  return r.violates(asserted) ? 1 : 0;
+  fmt::print("\nverdict: {}\n", run_verdict_text(r, verdict, asserted, f.faults));
+  fmt::print("reproduce: {}\n", properties::reproduce_command(s, asserted));
+  return exit_status(verdict);
 }
 
 // --require: sometimes properties, by name.
@@ -580,10 +642,17 @@ int check_command(const CheckFlags& f) {
   std::string status;
   for (const auto& [name, n] : sw.run_status) status += fmt::format("{}{} {}", status.empty() ? "" : ", ", n, name);
   fmt::print("\n{} runs: {}\n", sw.runs, status);
+  if (sw.horizon_runs() > 0) {
+    fmt::print("{} of {} runs stopped at their horizon ({}) before the sale ended (first seed {}): their end-of-run checks saw an unfinished sale\n",
+               sw.horizon_runs(), sw.runs, sim::format_duration(first.horizon), *sw.horizon_seed);
+  }
   if (sw.unplaced > 0) {
     fmt::print("{} of {} runs had no fault ({}: {}; first seed {})\n", sw.unplaced, sw.runs, faults.label(), sw.unplaced_why, *sw.unplaced_seed);
   }
-  if (sw.unfired > 0) fmt::print("{} of {} runs did not reach a planned fault's trigger point: that fault never happened\n", sw.unfired, sw.runs);
+  if (sw.unfired > 0) {
+    fmt::print("{} of {} runs did not reach a planned fault's trigger point: that fault never happened (first seed {}; {} of {} planned faults happened)\n",
+               sw.unfired, sw.runs, *sw.unfired_seed, sw.faults_fired, sw.faults_planned);
+  }
   // What the faults tested: a fault that struck only after the sell-out, or never while a lock
   // was held, tested nothing of the sale or of the lock.
   const std::vector<Target> targets = profile_targets(faults, first);
@@ -599,45 +668,71 @@ int check_command(const CheckFlags& f) {
   fmt::print("searched: {} executions, strategy {}, {:.2f}s wall\n", sw.runs, strategy, static_cast<double>(sw.wall_ns) / 1e9);
   for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in a run: {}\n", e);
   if (!sw.errors.empty()) return 3;
-  nlohmann::json j = {{"command", "check"},
-                      {"variant", f.variant},
-                      {"faults", faults.label()},
-                      {"workload", describe_workload(sale_workload(first))},
-                      {"verdict", {{"kind", "random"}, {"strategy", strategy}, {"executions", sw.runs}, {"seeds", {seeds.first, seeds.last()}},
-                                   {"stopped_at_first", sw.stopped}, {"holds", !sw.first_failure.has_value()}}},
-                      {"properties", properties_json(asserted, [&](const properties::Property& p) {
-                         const properties::PropertyCount& c = sw.counts[p.name];
-                         return p.kind == properties::Kind::sometimes ? nlohmann::json{{"reached", c.reached}} : nlohmann::json{{"violated", c.violated}};
-                       })}};
   // Required: what --require names, and what the profile targets (a faulted sweep whose faults
   // never struck while units remained, or never while a lock was held, tested nothing).
   std::vector<std::string> required_all = required;
   for (const Target& t : targets) {
     if (std::find(required_all.begin(), required_all.end(), t.property) == required_all.end()) required_all.push_back(t.property);
   }
-  std::vector<std::string> unreached;
-  for (const std::string& name : required_all) {
-    if (sw.counts[name].reached == 0) unreached.push_back(name);
-  }
+  // A typed plan is the claim, fault by fault; a profile's draws are judged by what they struck.
+  const bool typed_plan = faults.profile.empty();
+  const properties::VerdictKind verdict = properties::judge(sw, required_all, typed_plan);
+  const std::vector<std::string> unreached = properties::unreached(sw, required_all);
+  nlohmann::json j = {{"command", "check"},
+                      {"variant", f.variant},
+                      {"faults", faults.label()},
+                      {"workload", describe_workload(sale_workload(first))},
+                      {"verdict", verdict_json(verdict, "random")},
+                      {"properties", properties_json(asserted, [&](const properties::Property& p) {
+                         const properties::PropertyCount& c = sw.counts[p.name];
+                         return p.kind == properties::Kind::sometimes ? nlohmann::json{{"reached", c.reached}} : nlohmann::json{{"violated", c.violated}};
+                       })}};
+  j["verdict"].update({{"strategy", strategy}, {"executions", sw.runs}, {"seeds", {seeds.first, seeds.last()}}, {"stopped_at_first", sw.stopped}});
+  auto seed_or_null = [](const std::optional<uint64_t>& seed) { return seed ? nlohmann::json(*seed) : nlohmann::json(nullptr); };
+  j["runs"] = {{"status", sw.run_status}, {"horizon", sw.horizon_runs()}, {"first_horizon_seed", seed_or_null(sw.horizon_seed)}};
+  j["fault_plan"] = {{"typed", typed_plan},
+                     {"planned", sw.faults_planned},
+                     {"fired", sw.faults_fired},
+                     {"runs_unfired", sw.unfired},
+                     {"first_unfired_seed", seed_or_null(sw.unfired_seed)},
+                     {"runs_unplaced", sw.unplaced}};
   j["required"] = required_all;
   j["unreached"] = unreached;
   j["metrics"] = metrics_json(sw.metrics);
-  if (!sw.first_failure && !unreached.empty()) {
-    fmt::print("verdict: VACUOUS: {} never reached in {} runs ({}): the runs never got where the properties matter, so "
-               "their holding says nothing\n",
-               join(unreached, ", "), sw.runs, unreached_why(unreached, required));
-    j["verdict"]["holds"] = false;
-    j["verdict"]["vacuous"] = true;
-    write_json(f.json, j);
-    return 1;
+  switch (verdict) {
+    case properties::VerdictKind::incomplete:
+      fmt::print("verdict: INCOMPLETE: {} of {} runs stopped at their horizon before the sale ended (first seed {}): what they checked at the end was "
+                 "an unfinished sale, so this is not a pass; raise --horizon (or assert progress to call a sale that never ends a bug)\n",
+                 sw.horizon_runs(), sw.runs, *sw.horizon_seed);
+      write_json(f.json, j);
+      return exit_status(verdict);
+    case properties::VerdictKind::unfired:
+      if (typed_plan) {
+        fmt::print("verdict: UNFIRED: in {} of {} runs a fault of the plan never happened (first seed {}; {} of {} planned faults happened): the plan "
+                   "as written was not tested, so the properties' holding says nothing about it\n",
+                   sw.unfired, sw.runs, *sw.unfired_seed, sw.faults_fired, sw.faults_planned);
+      } else {
+        fmt::print("verdict: UNFIRED: none of the {} faults {} planned in {} runs happened: the runs tested no fault, so the properties' holding says "
+                   "nothing about it\n",
+                   sw.faults_planned, faults.label(), sw.runs);
+      }
+      write_json(f.json, j);
+      return exit_status(verdict);
+    case properties::VerdictKind::vacuous:
+      fmt::print("verdict: VACUOUS: {} never reached in {} runs ({}): the runs never got where the properties matter, so "
+                 "their holding says nothing\n",
+                 join(unreached, ", "), sw.runs, unreached_why(unreached, required));
+      write_json(f.json, j);
+      return exit_status(verdict);
+    case properties::VerdictKind::random:
+      fmt::print("verdict: every asserted property held in all {} runs: {} random executions with the {} strategy, not a proof for every execution{}\n",
+                 sw.runs, sw.runs, strategy, required_all.empty() ? "" : fmt::format("; {} reached", join(required_all, ", ")));
+      write_json(f.json, j);
+      return exit_status(verdict);
+    case properties::VerdictKind::violated:
+    case properties::VerdictKind::exhaustive: break;
   }
   if (!unreached.empty()) fmt::print("required but never reached: {}\n", join(unreached, ", "));
-  if (!sw.first_failure) {
-    fmt::print("verdict: every asserted property held in all {} runs: {} random executions with the {} strategy, not a proof for every execution{}\n",
-               sw.runs, sw.runs, strategy, required_all.empty() ? "" : fmt::format("; {} reached", join(required_all, ", ")));
-    write_json(f.json, j);
-    return 0;
-  }
   const RunResult& failure = *sw.first_failure;
   std::vector<std::string> failed;
   for (const auto& name : asserted) {
@@ -671,7 +766,7 @@ int check_command(const CheckFlags& f) {
   j["verdict"]["first_failing_seed"] = *sw.first_failing_seed;
   j["counterexample"] = counterexample_json(shown, shown_run, asserted);
   write_json(f.json, j);
-  return 1;
+  return exit_status(verdict);
 }
 
 namespace {
@@ -689,6 +784,9 @@ struct Column {
   const properties::Property* property;
   std::string label;
   bool about_lock = false;
+  // Counts where the faults struck (insale, hit): a '.' there would read as "the faults missed",
+  // so a cell whose planned faults never happened says 'unfired' instead.
+  bool about_faults = false;
   int width() const { return std::max<int>(8, static_cast<int>(label.size())); }
 };
 
@@ -714,9 +812,10 @@ Column column_of(const properties::Property& p) {
       {"ambiguous_outcome", {"unknown", false}},
       {"request_sent_twice", {"twice", false}},
   };
+  const bool about_faults = p.name == "fault_struck_during_sale" || p.name == "fault_hit_held_lock";
   auto it = labels.find(p.name);
-  if (it == labels.end()) return Column{&p, p.name, false};
-  return Column{&p, it->second.first, it->second.second};
+  if (it == labels.end()) return Column{&p, p.name, false, about_faults};
+  return Column{&p, it->second.first, it->second.second, about_faults};
 }
 
 // compare --properties: any property, 'sometimes' ones too (their cells count the runs that
@@ -818,6 +917,7 @@ int compare_command(const CompareFlags& f) {
   for (const Column& c : columns) fmt::print(" {:>{}}", c.label, c.width());
   fmt::print(" {:>6} {:>8} {:>9} {:>9} {:>8} {:>8}\n", "sold", "sellout", "orders/s", "p99", "msgs/buy", "wake/rel");
   bool internal_error = false;
+  int partly_unfired = 0;  // cells in which some run missed a later fault of its profile's plan
   for (const std::string& v : listed) {
     for (size_t i = 0; i < faults.size(); ++i) {
       if (auto why = refused.find(v); why != refused.end()) {
@@ -847,13 +947,15 @@ int compare_command(const CompareFlags& f) {
         continue;
       }
       const bool has_lock = protocols::Simulation::roles(opt.base, design_flag(v)).has_lock_service();
+      const bool untested = properties::faults_untested(sw, faults[i].profile.empty());
       for (const Column& c : columns) {
         const properties::PropertyCount& count = sw.counts[c.property->name];
         const int64_t n = c.property->kind == properties::Kind::sometimes ? count.reached : count.violated;
         // A lock's coverage means nothing for a design without a lock service: '-', not a '.'
         // that reads as "never reached".
         const bool not_applicable = c.about_lock && !has_lock;
-        fmt::print(" {:>{}}", not_applicable ? std::string("-") : n == 0 ? std::string(".") : std::to_string(n), c.width());
+        const std::string zero = c.about_faults && untested ? "unfired" : ".";
+        fmt::print(" {:>{}}", not_applicable ? std::string("-") : n == 0 ? zero : std::to_string(n), c.width());
       }
       const properties::SaleMetrics& m = sw.metrics;
       // The median run's sell-out: a run that left stock unsold counts as never selling out.
@@ -865,6 +967,19 @@ int compare_command(const CompareFlags& f) {
                  m.orders_per_s(), span_or(properties::quantile(m.answer_times, 990)),
                  ratio_cell(sw.counter("lock.requests"), sw.counter("lock.requests") > 0 ? sw.purchases : 0), ratio_cell(sw.counter("lock.wakeups"), sw.counter("lock.releases")));
       if (sw.unplaced > 0) fmt::print("{:<44} ({} of {} runs had no fault: {}: {})\n", "", sw.unplaced, sw.runs, faults[i].label(), sw.unplaced_why);
+      // A typed plan that missed a fault, or a profile none of whose faults happened, tested
+      // less than the row says; a profile's later faults that found their trigger gone after an
+      // earlier one are counted for the footer (`check` names them cell by cell).
+      if (untested) {
+        fmt::print("{:<44} (unfired: in {} of {} runs a planned fault never happened, first seed {}; {} of {} planned faults happened)\n", "", sw.unfired,
+                   sw.runs, *sw.unfired_seed, sw.faults_fired, sw.faults_planned);
+      } else if (sw.unfired > 0) {
+        ++partly_unfired;
+      }
+      if (sw.horizon_runs() > 0) {
+        fmt::print("{:<44} (horizon: {} of {} runs stopped at their horizon before the sale ended, first seed {}: their cells are not a pass)\n", "",
+                   sw.horizon_runs(), sw.runs, *sw.horizon_seed);
+      }
       // A faulted cell whose faults never struck while units remained tested nothing of the sale.
       for (const Target& t : profile_targets(faults[i], opt.base)) {
         if (sw.runs > sw.unplaced && sw.counts[t.property].reached == 0) {
@@ -878,6 +993,11 @@ int compare_command(const CompareFlags& f) {
   }
   const std::string strategy = protocols::to_string(bases.front().search);
   const bool default_strategy = f.sweep.strategy == kDefaultStrategy;
+  if (partly_unfired > 0) {
+    fmt::print("\n{} cell{} had runs in which a later fault of the profile's plan never happened (an earlier fault changed the run); `check` counts "
+               "them per cell",
+               partly_unfired, partly_unfired == 1 ? "" : "s");
+  }
   fmt::print("\nInspect a cell: oversim check --variant <variant> --faults {} --seeds {}..{}{}{}\n",
              faults.size() == 1 && faults[0].profile.empty() ? fmt::format("'{}'", faults[0].plan.to_string()) : "<profile>", seeds.first, seeds.last(),
              default_strategy ? "" : fmt::format(" --strategy {}", strategy), properties::scenario_flags(sweep_base(bases.front(), faults.front(), f.sweep.workload)));
@@ -1046,37 +1166,52 @@ int explore_command(const ExploreFlags& f) {
   fmt::print("oversim explore: variant {}\nbounds: {}\nasserting: {}\n\n", design.name, properties::describe_bounds(o), join(o.asserted));
   std::fflush(stdout);
   const properties::ExploreResult r = properties::explore(o);
+  const properties::VerdictKind verdict = properties::judge(r);
   fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "executions");
   for (const auto& p : properties::catalogue()) {
     if (p.kind == properties::Kind::sometimes) continue;
     const bool is_asserted = std::find(o.asserted.begin(), o.asserted.end(), p.name) != o.asserted.end();
     const auto it = r.counts.find(p.name);
     const uint64_t n = it == r.counts.end() ? 0 : it->second;
-    fmt::print("{:<26} {:<11} {:<10} {}\n", p.name, properties::to_string(p.kind), is_asserted ? "yes" : "no",
-               n == 0 ? fmt::format("held in {}/{}", r.executions, r.executions) : fmt::format("VIOLATED in {}/{}", n, r.executions));
+    // Only an asserted property is judged; the others are what the executions showed of them.
+    const std::string executions = !is_asserted ? fmt::format("observed broken in {}/{} (not asserted)", n, r.executions)
+                                   : n == 0     ? fmt::format("held in {}/{}", r.executions, r.executions)
+                                                : fmt::format("VIOLATED in {}/{}", n, r.executions);
+    fmt::print("{:<26} {:<11} {:<10} {}\n", p.name, properties::to_string(p.kind), is_asserted ? "yes" : "no", executions);
   }
   fmt::print("\nexplored: {} executions{}, {} options left out by the reduction, {} data draws fixed, longest {} choices, {:.2f}s wall\n", r.executions,
              r.complete ? " (every execution within the bounds)" : r.stopped ? " (stopped at the first violation)" : " (budget reached)", r.pruned,
              r.fixed_draws, r.longest, static_cast<double>(r.wall_ns) / 1e9);
+  if (r.horizon_runs() > 0) {
+    fmt::print("{} of {} executions stopped at their horizon ({}) before the sale ended: their end-of-run checks saw an unfinished sale\n", r.horizon_runs(),
+               r.executions, sim::format_duration(o.base.horizon));
+  }
   nlohmann::json j = {{"command", "explore"},
                       {"variant", design.name},
-                      {"verdict", {{"kind", "exhaustive"}, {"bounds", properties::describe_bounds(o)}, {"executions", r.executions},
-                                   {"complete", r.complete}, {"stopped_at_first", r.stopped}, {"violating", r.violating},
-                                   {"reduced_options", r.pruned}, {"holds", !r.counterexample.has_value()}}},
+                      {"verdict", verdict_json(verdict, "exhaustive")},
                       {"properties", properties_json(o.asserted, [&](const properties::Property& p) {
                          if (p.kind == properties::Kind::sometimes) return nlohmann::json::object();  // explore counts no coverage
                          const auto it = r.counts.find(p.name);
                          return nlohmann::json{{"violated", it == r.counts.end() ? 0 : it->second}};
                        })}};
-  if (!r.counterexample) {
+  j["verdict"].update({{"bounds", properties::describe_bounds(o)}, {"executions", r.executions}, {"complete", r.complete}, {"stopped_at_first", r.stopped},
+                       {"violating", r.violating}, {"reduced_options", r.pruned}});
+  j["runs"] = {{"status", r.run_status}, {"horizon", r.horizon_runs()}};
+  if (verdict == properties::VerdictKind::incomplete) {
     write_json(f.json, j);
     if (!r.complete) {
       fmt::print("verdict: INCOMPLETE: no violation in the {} executions explored, but the bounds have more (raise --max-executions or narrow the bounds); not a proof\n",
                  r.executions);
-      return 4;
+    } else {
+      fmt::print("verdict: INCOMPLETE: {} of the {} executions stopped at their horizon before the sale ended (raise --horizon); not a proof\n",
+                 r.horizon_runs(), r.executions);
     }
+    return exit_status(verdict);
+  }
+  if (verdict == properties::VerdictKind::exhaustive) {
+    write_json(f.json, j);
     fmt::print("verdict: every asserted property holds for all {} executions within these bounds (exhaustive within the bounds above, not beyond them)\n", r.executions);
-    return 0;
+    return exit_status(verdict);
   }
   const protocols::Scenario& cx = *r.counterexample;
   const RunResult shown = properties::run_checked(cx);
@@ -1090,7 +1225,7 @@ int explore_command(const ExploreFlags& f) {
   fmt::print("\nreproduce: {}\n", properties::reproduce_command(cx, o.asserted));
   j["counterexample"] = counterexample_json(cx, shown, o.asserted);
   write_json(f.json, j);
-  return 1;
+  return exit_status(verdict);
 }
 
 namespace {

@@ -193,6 +193,7 @@ void merge(SweepResult& out, const SweepOptions& options, uint64_t seed, SeedOut
   const RunResult& r = o.run;
   ++out.runs;
   ++out.run_status[sim::to_string(r.outcome.status)];
+  if (r.outcome.status == sim::RunStatus::horizon && (!out.horizon_seed || seed < *out.horizon_seed)) out.horizon_seed = seed;
   for (const PropertyResult& pr : r.properties) {
     PropertyCount& c = out.counts[pr.property->name];
     if (pr.violated) {
@@ -208,7 +209,12 @@ void merge(SweepResult& out, const SweepOptions& options, uint64_t seed, SeedOut
       out.unplaced_why = o.unplaced;
     }
   }
-  if (r.faults_fired < r.faults_planned) ++out.unfired;
+  if (r.faults_fired < r.faults_planned) {
+    ++out.unfired;
+    if (!out.unfired_seed || seed < *out.unfired_seed) out.unfired_seed = seed;
+  }
+  out.faults_planned += r.faults_planned;
+  out.faults_fired += r.faults_fired;
   for (const auto& [result, n] : r.results) out.purchases += n;
   for (const auto& [name, n] : r.counters) out.counters[name] += n;
   out.metrics.merge(r.metrics);

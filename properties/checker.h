@@ -98,12 +98,20 @@ struct SweepResult {
   }
   SaleMetrics metrics;                          // the sale's numbers, merged over the runs
   std::map<std::string, int64_t> run_status;    // completed / deadlock / horizon
+  std::optional<uint64_t> horizon_seed;         // the lowest seed stopped at its horizon
+  int64_t horizon_runs() const {
+    auto it = run_status.find("horizon");
+    return it == run_status.end() ? 0 : it->second;
+  }
   std::vector<std::string> errors;              // internal errors (bugs), one line each
   std::vector<std::string> invalid;             // seeds whose scenario cannot run as asked (bad input)
   uint64_t unplaced = 0;                        // runs in which the profile placed no fault
   std::string unplaced_why;                     // the lowest such seed's reason
   std::optional<uint64_t> unplaced_seed;
   uint64_t unfired = 0;                         // runs in which a planned fault never happened
+  std::optional<uint64_t> unfired_seed;         // the lowest such seed
+  uint64_t faults_planned = 0;                  // faults in the runs' plans, all runs
+  uint64_t faults_fired = 0;                    // of those, the faults that happened
   // Set when the profile cannot apply to the design at all (protocols::profile_inapplicable):
   // then nothing ran.
   std::optional<std::string> inapplicable;

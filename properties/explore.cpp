@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "protocols/settings.h"
 #include "sim/strategy.h"
 
 namespace oversim::properties {
@@ -23,6 +24,31 @@ Scenario replay_scenario(const RunResult& run) {
   s.schedule = protocols::choices_schedule(std::move(values));
   return s;
 }
+
+namespace {
+// Every setting the line above does not already state that differs from its default, as the
+// flags that set it: the same source as a reproduce line (scenario_flags), so a setting that
+// changes the verdict (--lock-ttl, --masters, --isolation, ...) can never be left out of the
+// claim. A design's requirements count: the sale runs with them.
+std::string other_settings(const Scenario& base) {
+  Scenario rest = base;
+  if (const protocols::Design* d = protocols::find_design(base.design)) {
+    rest.workload = protocols::apply_requirements(base.workload, d->requirements, base.typed, d->name).workload;
+  }
+  const protocols::Workload defaults;
+  rest.workload.buyers = defaults.buyers;
+  rest.workload.stock = defaults.stock;
+  rest.workload.app_nodes = defaults.app_nodes;
+  rest.workload.arrival = defaults.arrival;
+  rest.workload.burst_window = defaults.burst_window;
+  rest.workload.latency_min = defaults.latency_min;
+  rest.workload.latency_max = defaults.latency_max;
+  rest.workload.latency_tail = defaults.latency_tail;
+  rest.schedule = Scenario{}.schedule;  // the explorer walks every schedule
+  const std::string flags = scenario_flags(rest);
+  return flags.empty() ? std::string("every other setting at its default") : "other settings" + flags;
+}
+}  // namespace
 
 std::string describe_bounds(const ExploreOptions& o) {
   const protocols::Workload& w = o.base.workload;
@@ -51,9 +77,9 @@ std::string describe_bounds(const ExploreOptions& o) {
   const std::string deviations = o.max_deviations ? fmt::format("at most {} schedule deviation{} from the first order", *o.max_deviations,
                                                                 *o.max_deviations == 1 ? "" : "s")
                                                   : std::string("any schedule");
-  return fmt::format("{} buyer{}, stock {}, {} app node{}, {}, latency {}, {}, {}; data draws with more than {} options take their first",
+  return fmt::format("{} buyer{}, stock {}, {} app node{}, {}, latency {}, {}, {}; {}; data draws with more than {} options take their first",
                      w.buyers, w.buyers == 1 ? "" : "s", w.stock, w.app_nodes, w.app_nodes == 1 ? "" : "s", arrivals, latency, fault_text,
-                     deviations, o.data_options);
+                     deviations, other_settings(o.base), o.data_options);
 }
 
 std::optional<std::string> explore_problem(const ExploreOptions& o) {
@@ -119,11 +145,12 @@ ExploreResult explore(const ExploreOptions& options) {
       if (walked[i].size() == 1 && r.choices[i].bound > 1 && r.choices[i].kind == sim::ChoiceKind::data) ++out.fixed_draws;
     }
     std::vector<sim::Choice> record = r.choices;
+    ++out.run_status[sim::to_string(r.outcome.status)];
+    for (const PropertyResult& pr : r.properties) {
+      if (pr.violated) ++out.counts[pr.property->name];
+    }
     if (r.violates(options.asserted)) {
       ++out.violating;
-      for (const PropertyResult& pr : r.properties) {
-        if (pr.violated) ++out.counts[pr.property->name];
-      }
       const bool shorter = !best || r.outcome.steps < best->outcome.steps ||
                            (r.outcome.steps == best->outcome.steps && r.choices.size() < best->choices.size());
       if (shorter) best = std::move(r);

@@ -45,7 +45,14 @@ struct ExploreResult {
   size_t longest = 0;             // the most choices one run made
   bool complete = false;          // every execution within the bounds was run
   bool stopped = false;           // stop_at_first ended it
-  std::map<std::string, uint64_t> counts;  // property -> violating executions
+  // property -> executions that violated it, whether asserted or not (an unasserted one is
+  // observed, not judged)
+  std::map<std::string, uint64_t> counts;
+  std::map<std::string, uint64_t> run_status;  // completed / deadlock / horizon, per execution
+  uint64_t horizon_runs() const {
+    auto it = run_status.find("horizon");
+    return it == run_status.end() ? 0 : it->second;
+  }
   // The shortest violating execution (fewest trace events, then fewest choices), as a scenario
   // that replays it without the explorer: its faults as a plan, its choices as a schedule.
   std::optional<protocols::Scenario> counterexample;
@@ -64,7 +71,9 @@ ExploreResult explore(const ExploreOptions& options);
 protocols::Scenario replay_scenario(const RunResult& run);
 
 // "2 buyers, stock 1, 2 app nodes, latency 200us constant, at most 1 fault of {pause here for
-// 1.5x lock-ttl} at any point, data draws over 16 options fixed": the bounds in one line.
+// 1.5x lock-ttl} at any point, any schedule; other settings --lock-ttl 1s; data draws with more
+// than 16 options take their first": the bounds in one line, with every setting that differs
+// from its default (or "every other setting at its default").
 std::string describe_bounds(const ExploreOptions& options);
 
 }  // namespace oversim::properties

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The command's contract: exit statuses (0 holds, 1 violation, 2 bad usage with one line on
-# stderr naming the problem), and determinism across processes (the same seed gives the same
-# trace hash in two separate runs). Usage: cli_test.sh path/to/oversim
+# stderr naming the problem, 4 a limit ran out, 5 vacuous, 6 a planned fault never happened),
+# and determinism across processes (the same seed gives the same trace hash in two separate runs). Usage: cli_test.sh path/to/oversim
 set -u
 oversim="$1"
 failures=0
@@ -29,14 +29,15 @@ expect() {  # expect <status> <stderr-substring or -> <args...>
 }
 
 # expect_violated <status> "<violated properties>" <args...>: the exit status, and exactly these
-# properties reported VIOLATED in the property table (asserted or not), in catalogue order.
+# properties reported VIOLATED in the property table (asserted or not; explore says "observed
+# broken in k/N" of one it does not assert), in catalogue order.
 expect_violated() {
   local want="$1" violated="$2"
   shift 2
   local out status got
   out=$("$oversim" "$@" 2>/dev/null)
   status=$?
-  got=$(printf '%s\n' "$out" | awk '/^property /{f=1;next} f&&/^$/{f=0} f&&/VIOLATED/{printf "%s%s", sep, $1; sep=" "}')
+  got=$(printf '%s\n' "$out" | awk '/^property /{f=1;next} f&&/^$/{f=0} f&&(/VIOLATED/||/observed broken in [1-9]/){printf "%s%s", sep, $1; sep=" "}')
   if [ "$status" != "$want" ] || [ "$got" != "$violated" ]; then
     echo "FAIL: oversim $*: exit $status with VIOLATED '$got'; expected exit $want with '$violated'"
     failures=$((failures + 1))
@@ -173,7 +174,7 @@ if [[ "$first" != SET\ * ]]; then echo "FAIL: the first redis event's cmd is '$f
 
 # explore: a proof within bounds exits 0, a violation 1, bad input 2, a budget that ran out 4;
 # the counterexample's reproduce line replays the violation with `run`.
-expect_violated 0 "" explore --variant redis_lock_conditional
+expect_violated 0 "lock_mutual_exclusion" explore --variant redis_lock_conditional
 expect_violated 1 "no_oversell ledger_conservation lock_mutual_exclusion no_lost_update" explore --variant redis_lock_read_modify_write
 expect 4 - explore --variant redis_lock_conditional --max-executions 5
 expect 2 "--max-faults: 4 is out of range" explore --variant redis_lock_conditional --max-faults 4
@@ -197,8 +198,8 @@ tmpjson=$(mktemp)
 kind=$(jq -r '.verdict.kind + " " + (.verdict.complete|tostring) + " " + (.verdict.holds|tostring)' "$tmpjson" 2>/dev/null)
 if [ "$kind" != "exhaustive true true" ]; then echo "FAIL: explore --json verdict: '$kind'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 "$oversim" check --variant redis_lock_read_modify_write --faults gc-pause --seeds 20 --strategy random --json "$tmpjson" >/dev/null 2>&1
-kind=$(jq -r '.verdict.kind + " " + (.verdict.holds|tostring) + " " + (.counterexample.buyers|tostring)' "$tmpjson" 2>/dev/null)
-if [ "$kind" != "random false 2" ]; then echo "FAIL: check --json verdict: '$kind'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+kind=$(jq -r '.verdict.kind + " " + .verdict.search + " " + (.verdict.holds|tostring) + " " + (.verdict.exit_status|tostring) + " " + (.counterexample.buyers|tostring)' "$tmpjson" 2>/dev/null)
+if [ "$kind" != "violated random false 1 2" ]; then echo "FAIL: check --json verdict: '$kind'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 rm -f "$tmpjson"
 expect 2 "--json: cannot write" check --variant db_conditional_update --seeds 1 --json /nonexistent/dir/out.json
 
@@ -291,10 +292,79 @@ if ! printf '%s\n' "$out" | grep -q '^lock service overloaded: redis-1 received 
 if "$oversim" run --variant redis_lock_conditional --buyers 1000 --lock-retry 1ms --lock-wait 0 --patience 0 --gateway-timeout 5s --trace none 2>/dev/null | grep -q 'lock service overloaded'; then
   echo "FAIL: run reported an overloaded lock service for buyers who fail fast"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
-# --require: a sweep that never reaches a required 'sometimes' property fails as vacuous.
-expect 1 - check --variant redis_lock_conditional --faults none --seeds 3 --require lease_expired_while_held
+# --require: a sweep that never reaches a required 'sometimes' property fails as vacuous (5).
+expect 5 - check --variant redis_lock_conditional --faults none --seeds 3 --require lease_expired_while_held
 expect 0 - check --variant redis_lock_conditional --faults gc-pause --seeds 3 --require lease_expired_while_held,lock_contended
 expect 2 "--require: 'no_oversell' is asserted with --properties" check --variant redis_lock_conditional --require no_oversell
+
+# No silent pass. Each way a result can fail to test what it was asked has its own exit status,
+# its own verdict line and its own JSON kind (never "holds": true): 4 a limit ran out (explore's
+# budget, a run's horizon), 5 vacuous, 6 a planned fault never happened.
+# json_of <file> <jq filter>: one line of the JSON result.
+json_of() { jq -r "$2" "$1" 2>/dev/null; }
+# expect_verdict <status> <verdict line prefix> <args...>: the exit status and the verdict line.
+expect_verdict() {
+  local want="$1" line="$2"
+  shift 2
+  local out status
+  out=$("$oversim" "$@" 2>/dev/null)
+  status=$?
+  if [ "$status" != "$want" ] || ! printf '%s\n' "$out" | grep -q "^verdict: $line"; then
+    echo "FAIL: oversim $*: exit $status, verdict '$(printf '%s\n' "$out" | grep '^verdict:')'; expected exit $want with 'verdict: $line'"
+    failures=$((failures + 1))
+    return
+  fi
+  passes=$((passes + 1))
+}
+tmpjson=$(mktemp)
+# Two buyers make two commits: a crash on the 9th never happens. The run is the fault-free sale.
+never=(--variant db_conditional_update --buyers 2 --stock 2 --faults 'on 9th before_commit crash here')
+expect_verdict 6 "UNFIRED: 1 of 1 planned fault never happened" run "${never[@]}" --trace none
+if ! "$oversim" run "${never[@]}" --trace none 2>/dev/null | grep -q '^faults: 0 of 1 planned fault happened'; then
+  echo "FAIL: run does not count the fault that never happened"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+expect 6 - run "${never[@]}" --trace json
+expect_verdict 0 "every asserted property held in this run" run --variant db_conditional_update --buyers 2 --stock 2 --faults 'on 1st before_commit crash here' --trace none
+expect_verdict 6 "UNFIRED: in 3 of 3 runs a fault of the plan never happened (first seed 1; 0 of 3 planned faults happened)" check "${never[@]}" --seeds 3 --json "$tmpjson"
+got=$(json_of "$tmpjson" '[.verdict.kind, .verdict.holds, .verdict.exit_status, .fault_plan.typed, .fault_plan.planned, .fault_plan.fired, .fault_plan.runs_unfired, .fault_plan.first_unfired_seed] | map(tostring) | join(" ")')
+if [ "$got" != "unfired false 6 true 3 0 3 1" ]; then echo "FAIL: check --json of a plan that never fired: '$got'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+# compare: a cell whose faults never happened says so where '.' would read as "missed"; a report, so 0.
+row=$("$oversim" compare --variants redis_lock_conditional --buyers 2 --stock 2 --faults 'on 9th before_commit crash here' --seeds 2 2>/dev/null); status=$?
+cells=$(printf '%s\n' "$row" | awk '$2 == "plan" {print $12, $13}')
+if [ "$status" != 0 ] || [ "$cells" != "unfired unfired" ] || ! printf '%s\n' "$row" | grep -q '(unfired: in 2 of 2 runs a planned fault never happened, first seed 1; 0 of 2 planned faults happened)'; then
+  echo "FAIL: compare of a plan that never fired (exit $status): insale/hit '$cells': $row"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+# A profile draws a plan per seed; a later fault whose trigger point an earlier one removed is
+# counted, not a failure: app-crash's second crash on db_conditional_update seed 4.
+expect_verdict 0 "every asserted property held in all 4 runs" check --variant db_conditional_update --faults app-crash --seeds 4 --json "$tmpjson"
+got=$(json_of "$tmpjson" '[.verdict.kind, .verdict.holds, .fault_plan.typed, .fault_plan.runs_unfired, .fault_plan.first_unfired_seed] | map(tostring) | join(" ")')
+if [ "$got" != "random true false 1 4" ]; then echo "FAIL: check --json of a partly fired profile: '$got'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+# The horizon: 200 buyers, one lock holder at a time for 100ms, need 20s; the runs stop at 6s.
+short=(--variant redis_lock_conditional --buyers 200 --stock 200 --remote-call 100ms --horizon 6s)
+expect_verdict 4 "INCOMPLETE: the run stopped at its limit (virtual-time horizon of 6s reached) before the sale ended" run "${short[@]}" --trace none
+expect_verdict 4 "INCOMPLETE: 2 of 2 runs stopped at their horizon before the sale ended (first seed 1)" check "${short[@]}" --seeds 2 --json "$tmpjson"
+got=$(json_of "$tmpjson" '[.verdict.kind, .verdict.holds, .verdict.exit_status, .runs.horizon, .runs.first_horizon_seed] | map(tostring) | join(" ")')
+if [ "$got" != "incomplete false 4 2 1" ]; then echo "FAIL: check --json of runs stopped at the horizon: '$got'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+# Vacuous: JSON says so, and --require's failure is the same kind.
+"$oversim" check --variant db_conditional_update --faults gc-pause --stock 0 --seeds 3 --json "$tmpjson" >/dev/null 2>&1; status=$?
+got=$(json_of "$tmpjson" '[.verdict.kind, .verdict.holds, .verdict.exit_status, (.unreached|join(","))] | map(tostring) | join(" ")')
+if [ "$status" != 5 ] || [ "$got" != "vacuous false 5 fault_struck_during_sale" ]; then echo "FAIL: check --json of a vacuous sweep (exit $status): '$got'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+# explore: a search cut short by its budget is incomplete in JSON as in text, never "holds".
+"$oversim" explore --variant redis_lock_conditional --max-executions 5 --json "$tmpjson" >/dev/null 2>&1; status=$?
+got=$(json_of "$tmpjson" '[.verdict.kind, .verdict.search, .verdict.holds, .verdict.complete, .verdict.exit_status] | map(tostring) | join(" ")')
+if [ "$status" != 4 ] || [ "$got" != "incomplete exhaustive false false 4" ]; then echo "FAIL: explore --json of an incomplete search (exit $status): '$got'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+rm -f "$tmpjson"
+# explore judges only what it asserts: the pause breaks the lock in some executions while the
+# conditional decrement keeps the stock; that is observed, not "held".
+out=$("$oversim" explore --variant redis_lock_conditional 2>/dev/null)
+if ! printf '%s\n' "$out" | grep -qE '^lock_mutual_exclusion +always +no +observed broken in [1-9][0-9]*/512 \(not asserted\)$' \
+  || ! printf '%s\n' "$out" | grep -qE '^no_oversell +always +yes +held in 512/512$' || printf '%s\n' "$out" | grep -E ' no +' | grep -q 'held'; then
+  echo "FAIL: explore's unasserted rows: $out"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+# explore's bounds line is the whole claim: every setting that differs from its default is in it.
+b1=$("$oversim" explore --variant redis_lock_conditional --max-executions 1 2>/dev/null | grep '^bounds:')
+b2=$("$oversim" explore --variant redis_lock_conditional --max-executions 1 --lock-ttl 1s 2>/dev/null | grep '^bounds:')
+b3=$("$oversim" explore --variant redlock_conditional --max-executions 1 --masters 3 --isolation repeatable-read --patience 0 2>/dev/null | grep '^bounds:')
+if [ -z "$b1" ] || [ "$b1" = "$b2" ] || [[ "$b2" != *"other settings --lock-ttl 1s;"* ]] || [[ "$b1" != *"every other setting at its default;"* ]] \
+  || [[ "$b3" != *"--masters 3"* ]] || [[ "$b3" != *"--isolation repeatable-read"* ]] || [[ "$b3" != *"--patience 0"* ]]; then
+  echo "FAIL: explore's bounds lines: '$b1' / '$b2' / '$b3'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
 # A profile's widening is one stderr line for every design it widens the same way (Redis and
 # ZooKeeper failover), one per group where it differs (partition), each group named.

@@ -7,6 +7,7 @@
 
 #include "properties/explore.h"
 #include "protocols/registry.h"
+#include "protocols/settings.h"
 
 namespace oversim {
 namespace {
@@ -101,6 +102,30 @@ TEST(Explore, EveryDesignAtTwoBuyersAgreesWithTheGcPauseColumnOfTheVerdictTable)
       EXPECT_TRUE(r.complete) << design;
     }
   }
+}
+
+// The bounds line is the whole claim, so it names every setting that differs from its default:
+// a longer lease, fewer RedLock masters, another isolation level each change which executions
+// exist, and a line that left them out would claim a proof it does not have.
+TEST(Explore, TheBoundsNameEverySettingThatDiffersFromItsDefault) {
+  const properties::ExploreOptions plain = bounds("redis_lock_conditional", 2);
+  const std::string at_defaults = properties::describe_bounds(plain);
+  EXPECT_NE(at_defaults.find("; every other setting at its default;"), std::string::npos) << at_defaults;
+  properties::ExploreOptions longer = plain;
+  longer.base.workload.lock_ttl = sim::Duration::s(1);
+  const std::string lease = properties::describe_bounds(longer);
+  EXPECT_NE(lease.find("; other settings --lock-ttl 1s;"), std::string::npos) << lease;
+  properties::ExploreOptions many = bounds("redlock_conditional", 2);
+  many.base.workload.redlock_masters = 3;
+  many.base.horizon = sim::Duration::s(60);
+  ASSERT_FALSE(protocols::find_setting("--isolation")->set(many.base.workload, "repeatable-read"));
+  const std::string all = properties::describe_bounds(many);
+  for (const char* flag : {"--masters 3", "--isolation repeatable-read", "--horizon 1m"}) EXPECT_NE(all.find(flag), std::string::npos) << flag << ": " << all;
+  // What the line states in words is not repeated as flags.
+  for (const char* flag : {"--buyers", "--stock", "--latency", "--burst-window", "--strategy"}) EXPECT_EQ(all.find(flag), std::string::npos) << flag << ": " << all;
+  // A design's requirement is part of the sale it explores.
+  const std::string mysql = properties::describe_bounds(bounds("db_decrement_mysql57", 2));
+  EXPECT_NE(mysql.find("--check-constraint off"), std::string::npos) << mysql;
 }
 
 }  // namespace
