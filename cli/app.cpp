@@ -17,6 +17,13 @@ const char* const kStrategyHelp =
     "How a profile's faults are placed and runs scheduled: random, pct (PCT, depth 3), pct:D (depth D), or swarm (a random subset "
     "of fault points per seed)";
 
+// What a script branches on (README.md's table); run, check and explore print them too.
+const char* const kExitStatuses =
+    "Exit status: 0 every asserted property held; 1 one was violated; 2 bad input; 3 an internal error; 4 incomplete: a limit ran out\n"
+    "(explore's --max-executions, a run's --horizon before the sale ended); 5 vacuous: the runs never reached where the faults aim or a\n"
+    "--require; 6 unfired: a planned fault never happened. compare, hash and list exit 0 unless 2 or 3; lint 1 on a FAIL;\n"
+    "--check-determinism 1 on a difference.";
+
 void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
   // Every workload flag records that it was typed: a fault profile never changes those.
   auto typed = [&w](CLI::Option* o, const char* name) {
@@ -74,6 +81,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   set_defaults();
   CLI::App& app = *app_;
   app.set_version_flag("--version", std::string("oversim ") + OVERSIM_VERSION);
+  app.footer(kExitStatuses);
   app.require_subcommand(0, 1);
   app.add_flag("--check-determinism", check_determinism_,
                "Run the kernel demo and a full faulted sale twice each with the same seed and compare trace hashes");
@@ -84,6 +92,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   help_cmd_->add_option("command", help_what_, "A command");
 
   run_cmd_ = app.add_subcommand("run", "One run of a design: the trace and a verdict per property");
+  run_cmd_->footer(kExitStatuses);
   run_cmd_->add_option("--variant", run_.variant, "Design to run (see `oversim list variants`)")->required();
   run_cmd_->add_option("--faults", run_.faults, "A fault profile name, 'none', or a fault plan, e.g. 'at 10ms pause app-1 for 2s'")->capture_default_str();
   run_cmd_->add_option("--seed", run_.seed, "Simulation seed (0..18446744073709551615)")->capture_default_str();
@@ -95,11 +104,13 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   add_workload_options(run_cmd_, run_.workload);
 
   check_cmd_ = app.add_subcommand("check", "A seed sweep: counts per property, the first failing seed, a shrunk counterexample");
+  check_cmd_->footer(kExitStatuses);
   check_cmd_->add_option("--variant", check_.variant, "Design to check")->required();
   check_cmd_->add_option("--faults", check_.faults, "A fault profile name (a plan per seed), 'none', or a fault plan")->capture_default_str();
   check_cmd_->add_option("--properties", check_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
   check_cmd_->add_option("--require", check_.require,
-                         "Sometimes properties that must be reached in at least one run, comma separated (a sweep that never reaches them fails: it tested nothing)");
+                         "Sometimes properties (oversim list properties) that at least one run must reach, comma separated, e.g. "
+                         "lease_expired_while_held,lock_contended; a sweep that never reaches one tested nothing and exits 5 (VACUOUS)");
   check_cmd_->add_flag("--no-shrink", check_.no_shrink, "Report the failing seed as found, without shrinking it");
   check_cmd_->add_flag("--stop-at-first", check_.stop_at_first, "Stop at the first seed that violates an asserted property; report executions and wall time");
   check_cmd_->add_option("--json", check_.json, "Also write the result as JSON to this file (the verdict's kind, counts, the counterexample)");
@@ -124,6 +135,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   add_sweep_options(hash_cmd_, hash_.sweep, "Number of seeds (with --first-seed), or a range a..b");
 
   explore_cmd_ = app.add_subcommand("explore", "Every execution of a small sale within stated bounds: a proof within them, or the shortest counterexample");
+  explore_cmd_->footer(kExitStatuses);
   explore_cmd_->add_option("--variant", explore_.variant, "Design to explore")->required();
   explore_cmd_->add_option("--faults", explore_.faults,
                            "The faults that may strike at a fault point, ';' separated, each naming 'here' (the node that reached the point), or 'none'")

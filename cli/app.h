@@ -28,7 +28,8 @@ class CommandLine {
   // Parses `args` (no program name); throws UsageError on anything CLI11 rejects. May be called
   // again: every flag returns to its default first, so one parse never leaks into the next.
   void parse_or_throw(std::vector<std::string> args);
-  // Runs the parsed command: 0 holds, 1 violated, 2 bad input (UsageError is printed here), 3 internal error.
+  // Runs the parsed command: 0 holds, 1 violated, 2 bad input (UsageError is printed here), 3 internal error,
+  // 4 incomplete, 5 vacuous, 6 unfired (cli/commands.cpp exit_status; README.md's table).
   int execute();
 
   // What was parsed (for tests and the fuzz target).

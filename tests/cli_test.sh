@@ -347,6 +347,10 @@ if [ "$got" != "incomplete false 4 2 1" ]; then echo "FAIL: check --json of runs
 "$oversim" check --variant db_conditional_update --faults gc-pause --stock 0 --seeds 3 --json "$tmpjson" >/dev/null 2>&1; status=$?
 got=$(json_of "$tmpjson" '[.verdict.kind, .verdict.holds, .verdict.exit_status, (.unreached|join(","))] | map(tostring) | join(" ")')
 if [ "$status" != 5 ] || [ "$got" != "vacuous false 5 fault_struck_during_sale" ]; then echo "FAIL: check --json of a vacuous sweep (exit $status): '$got'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+# --help documents --require and every exit status.
+help=$("$oversim" check --help 2>&1)
+if ! printf '%s\n' "$help" | grep -q -- '--require TEXT' || ! printf '%s\n' "$help" | grep -q 'exits 5 (VACUOUS)' || ! printf '%s\n' "$help" | grep -q '6 unfired: a planned fault never happened'; then
+  echo "FAIL: check --help lacks --require or the exit statuses"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 # explore: a search cut short by its budget is incomplete in JSON as in text, never "holds".
 "$oversim" explore --variant redis_lock_conditional --max-executions 5 --json "$tmpjson" >/dev/null 2>&1; status=$?
 got=$(json_of "$tmpjson" '[.verdict.kind, .verdict.search, .verdict.holds, .verdict.complete, .verdict.exit_status] | map(tostring) | join(" ")')
