@@ -68,7 +68,8 @@ nlohmann::json verdict_json(properties::VerdictKind kind, const char* search) {
   return {{"kind", properties::to_string(kind)}, {"search", search}, {"holds", properties::holds(kind)}, {"exit_status", exit_status(kind)}};
 }
 
-// "the 10m horizon" as a run's outcome detail says it, without the deadlock report after it.
+// The first line of a run's outcome detail ("virtual-time horizon of 6s reached"), without the
+// report of what was still waiting that follows it.
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 // The checklist's warnings for a design (run, check): what `oversim lint` would fail or warn
