@@ -65,6 +65,27 @@ void add_sweep_options(CLI::App* cmd, SweepFlags& s, const char* seeds_help) {
   add_workload_options(cmd, s.workload);
 }
 
+// An empty value ('--properties ""', 'list ""') is bad input, never "not given": a script that
+// expands an unset variable must not run the default it did not ask for. Flags (no value) are
+// skipped; every option that takes a value, positionals included, is checked.
+void reject_empty_values(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->count() == 0 || opt->get_items_expected_max() == 0) continue;
+      for (const std::string& value : opt->results()) {
+        if (!value.empty()) continue;
+        const bool positional = opt->get_name().empty() || opt->get_name().rfind("--", 0) != 0;
+        const std::string name = positional ? fmt::format("{} {}", sub->get_name(), opt->get_name(true)) : opt->get_name();
+        const std::string instead = opt->get_required()              ? std::string("it needs one")
+                                    : opt->get_default_str().empty() ? std::string("leave it out instead")
+                                                                     : fmt::format("leave it out for its default, {}", opt->get_default_str());
+        throw UsageError(fmt::format("{}: an empty value ({})", name, instead));
+      }
+    }
+    reject_empty_values(*sub);
+  }
+}
+
 }  // namespace
 
 CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
@@ -176,6 +197,12 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
     fmt::print(stderr, "oversim: {} (see oversim --help)\n", e.what());
     return 2;
   }
+  try {
+    reject_empty_values(*app_);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "oversim: {}\n", e.what());
+    return 2;
+  }
   return std::nullopt;
 }
 
@@ -188,6 +215,7 @@ void CommandLine::parse_or_throw(std::vector<std::string> args) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
+  reject_empty_values(*app_);
 }
 
 bool CommandLine::is_run() const { return run_cmd_->parsed(); }

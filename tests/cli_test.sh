@@ -84,9 +84,9 @@ expect 2 "--seeds" check --variant article_recipe --seeds 0
 v="--variant article_recipe"
 expect 2 "--seed: '-1' is not a seed (an integer 0..18446744073709551615)" run $v --seed -1
 expect 2 "--seed: 18446744073709551616 is out of range (0..18446744073709551615)" run $v --seed 18446744073709551616
-expect 2 "--seed: '' is not a seed" run $v --seed ''
-expect 2 "--buyers: '' is not a number (an integer 0..100000)" run $v --buyers ''
-expect 2 "--stock: '' is not a number (an integer 0..1000000)" run $v --stock ''
+expect 2 "--seed: an empty value (leave it out for its default, 1)" run $v --seed ''
+expect 2 "--buyers: an empty value (leave it out for its default, 20)" run $v --buyers ''
+expect 2 "--stock: an empty value (leave it out for its default, 5)" run $v --stock ''
 expect 2 "--stock: '+3' is not a number" run $v --stock +3
 expect 2 "--apps: '2x' is not a number" run $v --apps 2x
 expect 2 "--jobs: '-1' is not a number (an integer 1..256)" check $v --jobs -1
@@ -113,7 +113,7 @@ expect 2 "a link from 'db' to itself carries no messages" run $v --faults 'at 1s
 expect 2 "a link from 'app-1' to itself carries no messages" run $v --faults 'at 1s delay-next app-1 -> app-1 by 1s'
 expect 2 "',db' has an empty node name" run $v --faults 'at 1s partition ,db | app-1'
 expect 2 "the clock jumps on 'db' add up to more than 87600h" run $v --faults "$(for i in $(seq 130); do printf 'at 1s clock-jump db -720h; '; done)"
-expect 2 "--faults: empty" run $v --faults ''
+expect 2 "--faults: an empty value (leave it out for its default, none)" run $v --faults ''
 expect 2 "--faults: the plan has no faults (use 'none' for no faults)" run $v --faults '# nothing'
 expect 2 "--variants: ',' has an empty name" compare --variants ,
 expect 2 "--variants: 'article_recipe,,db_for_update' has an empty name" compare --variants article_recipe,,db_for_update
@@ -314,6 +314,17 @@ if [ "$row" != "$(printf 'db_conditional_update - - 2 -\nredis_lock_conditional 
 row=$("$oversim" compare --variants db_decrement_mysql57 --faults none --seeds 2 --properties no_oversell,check_constraint_fired 2>/dev/null | awk '$2 == "none" {print $3, $4}')
 if [ "$row" != "2 ." ]; then echo "FAIL: compare --properties no_oversell,check_constraint_fired on db_decrement_mysql57: '$row'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 expect 2 "--properties: unknown property 'nope'" compare --properties nope
+
+# Bad input that passes (issue 29): an empty value is bad input, never "not given".
+expect 2 "--properties: an empty value (leave it out instead)" check $v --properties ''
+expect 2 "--json: an empty value (leave it out instead)" check $v --json ''
+expect 2 "--require: an empty value (leave it out instead)" check $v --require ''
+expect 2 "--latency: an empty value (leave it out instead)" run $v --latency ''
+expect 2 "--variants: an empty value (leave it out for its default, all)" compare --variants ''
+expect 2 "--points: an empty value (leave it out for its default, all)" explore --variant redis_lock_conditional --points ''
+expect 2 "--variant: an empty value (it needs one)" run --variant ''
+expect 2 "list what: an empty value (leave it out instead)" list ''
+expect 2 "help command: an empty value (leave it out instead)" help ''
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
