@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "cli/result_file.h"
 
 #include <algorithm>
 #include <charconv>
@@ -11,7 +12,6 @@
 #include "properties/lint.h"
 
 #include <chrono>
-#include <fstream>
 #include <functional>
 #include <map>
 
@@ -158,20 +158,11 @@ std::string effective_strategy(const Scenario& s, const FaultsChoice& faults, bo
 // --json FILE: the machine-readable result. Every verdict says its kind there as in the text:
 // "exhaustive" (every execution within the stated bounds) or "random" (N executions of a
 // search strategy, not a proof).
-// Fails before any work when the file cannot be written.
-void check_json_path(const std::string& path) {
-  if (path.empty()) return;
-  std::ofstream out(path);
-  if (!out) throw UsageError(fmt::format("--json: cannot write '{}'", path));
-}
+// Fails before any work when the file cannot be written, without touching it; the result
+// replaces it whole at the end (cli/result_file.h), so bad input or an interrupt keeps the last.
+void check_json_path(const std::string& path) { check_result_path("--json", path); }
 
-void write_json(const std::string& path, const nlohmann::json& j) {
-  if (path.empty()) return;
-  std::ofstream out(path);
-  out << j.dump(2) << "\n";
-  out.close();
-  if (!out) throw UsageError(fmt::format("--json: cannot write '{}'", path));
-}
+void write_json(const std::string& path, const nlohmann::json& j) { write_result_file("--json", path, j.dump(2) + "\n"); }
 
 nlohmann::json properties_json(const std::vector<std::string>& asserted, const std::function<nlohmann::json(const properties::Property&)>& counts) {
   nlohmann::json out = nlohmann::json::array();

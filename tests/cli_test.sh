@@ -326,5 +326,21 @@ expect 2 "--variant: an empty value (it needs one)" run --variant ''
 expect 2 "list what: an empty value (leave it out instead)" list ''
 expect 2 "help command: an empty value (leave it out instead)" help ''
 
+# A result file is replaced whole at the end, never emptied first: bad input, or a sweep
+# interrupted with SIGINT or SIGTERM, leaves the previous result as it was.
+results=$(mktemp -d)
+"$oversim" check --variant db_conditional_update --seeds 3 --json "$results/r.json" >/dev/null 2>&1
+before=$(cksum < "$results/r.json")
+expect 2 "--seeds: 0 is out of range" check --variant db_conditional_update --seeds 0 --json "$results/r.json"
+expect 2 "--variant: unknown variant 'nope'" explore --variant nope --json "$results/r.json"
+timeout -s INT 1 "$oversim" check --variant redis_lock_conditional --faults gc-pause --seeds 3000 --json "$results/r.json" >/dev/null 2>&1; int_status=$?
+timeout -s TERM 1 "$oversim" check --variant redis_lock_conditional --faults gc-pause --seeds 3000 --json "$results/r.json" >/dev/null 2>&1; term_status=$?
+if [ "$int_status" != 124 ] || [ "$term_status" != 124 ] || [ "$(cksum < "$results/r.json")" != "$before" ] || ! jq -e '.verdict.executions == 3' "$results/r.json" >/dev/null \
+  || [ "$(ls -A "$results")" != r.json ]; then
+  echo "FAIL: the previous --json result did not survive bad input and interrupts (SIGINT exit $int_status, SIGTERM exit $term_status): $(ls -A "$results")"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+expect 2 "--json: cannot write '$results': it is a directory" check --variant db_conditional_update --seeds 1 --json "$results"
+expect 2 "--json: cannot write '$results/none/r.json': no directory '$results/none'" check --variant db_conditional_update --seeds 1 --json "$results/none/r.json"
+rm -rf "$results"
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
