@@ -557,6 +557,7 @@ int check_command(const CheckFlags& f) {
              faults.profile.empty() ? fmt::format("'{}'", faults.plan.to_string()) : fmt::format("{} (a plan per seed)", faults.profile), strategy,
              seeds.first, seeds.last(), f.stop_at_first ? " (stop at the first violation)" : "", jobs, describe_workload(sale_workload(first)),
              settings_line(first), join(asserted));
+  std::fflush(stdout);  // the header before the sweep: a pipe killed mid-sweep still shows what ran
   properties::SweepResult sw = properties::sweep(opt);
   reject_invalid(sw, faults.label());
   fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "runs");
@@ -808,6 +809,7 @@ int compare_command(const CompareFlags& f) {
   fmt::print("{:<30} {:<{}}", "variant", "faults", faults_width);
   for (const Column& c : columns) fmt::print(" {:>{}}", c.label, c.width());
   fmt::print(" {:>6} {:>8} {:>9} {:>9} {:>8} {:>8}\n", "sold", "sellout", "orders/s", "p99", "msgs/buy", "wake/rel");
+  std::fflush(stdout);  // the header before the first row's sweep
   bool internal_error = false;
   for (const std::string& v : listed) {
     for (size_t i = 0; i < faults.size(); ++i) {
@@ -1169,6 +1171,7 @@ int lint_command(const LintFlags& f) {
       fmt::print("{:<10} {:<4}  {}?\n", it.id, properties::to_string(it.level), it.question);
       for (const std::string& reason : it.answers) fmt::print("{:<16}{}\n", "", reason);
       if (f.prove && !it.property.empty() && !it.profile.empty()) fmt::print("{:<16}{}\n", "", prove_item(it, v, f, seeds, jobs));
+      std::fflush(stdout);  // with --prove each answer took a sweep
     }
     fmt::print("\n");
   }

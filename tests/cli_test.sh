@@ -342,5 +342,13 @@ expect 2 "--json: cannot write '$results': it is a directory" check --variant db
 expect 2 "--json: cannot write '$results/none/r.json': no directory '$results/none'" check --variant db_conditional_update --seeds 1 --json "$results/none/r.json"
 rm -rf "$results"
 
+# The header is flushed before the sweep: a `check | cat` killed mid-sweep still shows what ran.
+out=$(timeout -s KILL 1 "$oversim" check --variant redis_lock_conditional --faults gc-pause --seeds 3000 2>/dev/null | cat)
+if ! printf '%s\n' "$out" | head -1 | grep -q '^oversim check: variant redis_lock_conditional, faults gc-pause' || ! printf '%s\n' "$out" | grep -q '^asserting: '; then
+  echo "FAIL: check killed mid-sweep left no header on its pipe: '$out'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+out=$(timeout -s KILL 1 "$oversim" compare --seeds 300 2>/dev/null | cat)
+if ! printf '%s\n' "$out" | grep -q '^variant  *faults  *oversell'; then
+  echo "FAIL: compare killed mid-sweep left no table header on its pipe: '$out'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
