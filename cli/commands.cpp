@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "cli/notes.h"
 #include "cli/result_file.h"
 
 #include <algorithm>
@@ -389,9 +390,12 @@ int list_command(const std::string& what) {
     fmt::print("A fault can come on a fault point instead: 'on [Nth] <point> [in <node>] [after <delay>] <fault>', naming 'here' for the node\n"
                "that reached it, with lengths as multiples of a workload quantity: 'on after_read pause here for 2x lock-ttl;\n"
                "  on 3rd before_commit in app-2 crash here; on write_unreplicated in redis-1 crash redis-1'\n");
-    fmt::print("Points: after_acquire, after_read, before_write, before_insert, before_commit, after_commit, before_release,\n"
-               "  during_acquire (RedLock, between masters), write_unreplicated (Redis primary). Quantities: lock-ttl, lock-wait, lock-retry, remote-call, gateway-timeout,\n"
-               "  replication-lag, burst-window\n");
+    fmt::print("Points (a plan waiting on one the design never reaches is refused):\n");
+    for (const protocols::FaultPoint& p : protocols::fault_point_table()) {
+      const std::string designs = p.service.empty() ? "any design" : p.service == "lock" ? "designs with a lock service" : p.service + " designs";
+      fmt::print("  {:<19} {}, {}: {}\n", p.name, p.marked_by, designs, p.moment);
+    }
+    fmt::print("Quantities: lock-ttl, lock-wait, lock-retry, remote-call, gateway-timeout, replication-lag, burst-window\n");
     fmt::print("Nodes: app-1..app-N (--apps), then the services the design declares, then db:\n");
     for (const protocols::ServiceKind& k : protocols::service_kinds()) fmt::print("  {:<8} {}\n", k.name, k.summary);
     return 0;
@@ -429,6 +433,7 @@ int run_command(const RunFlags& f) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
   Scenario s = run_scenario(f);
   print_notes(s);
+  note_unreached_points(s);
   // The sale the run uses, as its `settings:` line shows it (a profile's widening included), so
   // the header, the stderr notes and the checklist tell one story.
   warn_lint(design_flag(s.design), s.workload);
@@ -543,6 +548,7 @@ int check_command(const CheckFlags& f) {
   const Scenario first = scenario_of(f.variant, faults, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
   refuse_inapplicable(faults, first);
   print_notes(first);
+  note_unreached_points(first);
   warn_lint(design_flag(first.design), first.workload);  // the sale the runs use (every seed widens alike)
   warn_unused_settings({first.design}, f.sweep.workload);
   opt.base = sweep_base(first, faults, f.sweep.workload);
@@ -1024,15 +1030,7 @@ int explore_command(const ExploreFlags& f) {
       }
     }
   }
-  std::vector<std::string> known_points = protocols::fault_points();
-  if (f.points != "all") {
-    o.points = list_flag("--points", f.points, known_points);
-    for (const std::string& p : o.points) {
-      if (std::find(known_points.begin(), known_points.end(), p) == known_points.end()) {
-        throw UsageError(fmt::format("--points: unknown fault point '{}' (known: {})", p, join(known_points)));
-      }
-    }
-  }
+  o.points = points_flag(f.points, design, o.base.workload);
   if (o.max_faults > 0 && o.faults.empty()) o.max_faults = 0;
   if (auto problem = properties::explore_problem(o)) throw UsageError(*problem);
   check_json_path(f.json);

@@ -350,5 +350,24 @@ out=$(timeout -s KILL 1 "$oversim" compare --seeds 300 2>/dev/null | cat)
 if ! printf '%s\n' "$out" | grep -q '^variant  *faults  *oversell'; then
   echo "FAIL: compare killed mid-sweep left no table header on its pipe: '$out'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
+# A fault on an unknown point, or on one no sale of the design reaches, is refused before the run
+# (it would never happen); a point the design's own code may not reach is a note, not a refusal.
+expect 2 "waits on an unknown fault point 'after_raed' (did you mean after_read? points: after_acquire, after_read," run $v --faults 'on after_raed pause app-1 for 1s'
+expect 2 "waits on during_acquire, which only the RedLock client marks (the redlock service); db_conditional_update builds no redlock service (it uses the database only): the fault would never happen" run --variant db_conditional_update --faults 'on during_acquire pause here for 1s'
+expect 2 "waits on after_acquire, which the lock steps mark while a buyer holds a lock; read_modify_write has no lock service" check --variant read_modify_write --faults 'on after_acquire pause here for 1s' --seeds 2
+expect 2 "waits on write_unreplicated, which only the Redis primary marks (the redis service); zk_lock_conditional builds no redis service (its services: zookeeper)" run --variant zk_lock_conditional --faults 'on write_unreplicated crash here'
+expect 2 "never in this deployment (--redis-replicas 0: a standalone Redis has no replica" run --variant redis_lock_conditional --redis-replicas 0 --faults 'on write_unreplicated crash here'
+expect 2 "waits on after_read in db, but only the app nodes (app-1, app-2) reach after_read" run --variant redis_lock_conditional --faults 'on after_read in db crash db'
+expect 2 "--points: during_acquire, which only the RedLock client marks" explore --variant redis_lock_conditional --points during_acquire
+expect 2 "--faults: fault 'on during_acquire pause here for 1s' waits on during_acquire" compare --variants redlock_conditional,db_for_update --faults 'on during_acquire pause here for 1s' --seeds 1
+note=$("$oversim" run --variant db_conditional_update --faults 'on after_read pause here for 1s' --trace none 2>&1 >/dev/null); status=$?
+if [ "$status" != 0 ] || ! printf '%s\n' "$note" | grep -q "^oversim: --faults: 'on after_read pause here for 1s': a faultless run of db_conditional_update (seed 1) never reaches after_read while faults can strike"; then
+  echo "FAIL: a point the design's sale never reached was not noted (exit $status): $note"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+note=$("$oversim" check --variant db_conditional_update --faults 'on 30th before_write pause here for 1s' --seeds 2 2>&1 >/dev/null)
+if ! printf '%s\n' "$note" | grep -q "reaches before_write only 20 times while faults can strike, never a 30th"; then
+  echo "FAIL: an occurrence past what a faultless sale reaches was not noted: $note"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+if "$oversim" run --variant read_modify_write --faults 'on after_read pause here for 1s' --trace none 2>&1 >/dev/null | grep -q 'a faultless run'; then
+  echo "FAIL: a point the sale reaches was noted as unreached"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
