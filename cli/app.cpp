@@ -86,6 +86,15 @@ void reject_empty_values(const CLI::App& app) {
   }
 }
 
+// Options of `cmd` the user typed that the command ignores as asked (lint's sweep flags without
+// --prove, --trace with --check-determinism): one line each on stderr.
+void note_ignored(const CLI::App* cmd, const std::vector<const char*>& names, const char* why) {
+  for (const char* name : names) {
+    const CLI::Option* opt = cmd->get_option_no_throw(name);
+    if (opt != nullptr && opt->count() > 0) fmt::print(stderr, "oversim: {} {}: it changes nothing here\n", name, why);
+  }
+}
+
 }  // namespace
 
 CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
@@ -249,6 +258,11 @@ int CommandLine::execute() {
         }
       }
       throw UsageError(fmt::format("help: unknown command '{}' (see oversim help)", help_what_));
+    }
+    if (run_cmd_->parsed() && run_.check_determinism) note_ignored(run_cmd_, {"--trace"}, "shapes the trace; --check-determinism prints only the hashes");
+    if (demo_cmd_->parsed() && demo_.check_determinism) note_ignored(demo_cmd_, {"--trace"}, "shapes the trace; --check-determinism prints only the hashes");
+    if (lint_cmd_->parsed() && !lint_.prove) {
+      note_ignored(lint_cmd_, {"--seeds", "--first-seed", "--jobs", "--horizon", "--strategy"}, "is for the sweeps of --prove; lint without it runs nothing");
     }
     if (run_cmd_->parsed()) return run_command(run_);
     if (check_cmd_->parsed()) return check_command(check_);

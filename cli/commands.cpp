@@ -62,31 +62,6 @@ void warn_lint(const protocols::Design& design, const protocols::Workload& w) {
   if (!own.empty()) fmt::print(stderr, "oversim: lint: {} by design ({}; `oversim lint --variant {}` says why)\n", design.name, join(own, ", "), design.name);
 }
 
-// A typed setting that configures a service none of `variants` uses (--min-replicas for a
-// RedLock design) changes nothing: say so on stderr rather than let it pass for a setting that
-// was tried.
-void warn_unused_settings(const std::vector<std::string>& variants, const WorkloadFlags& flags) {
-  for (const std::string& flag : flags.typed) {
-    const protocols::Setting* setting = protocols::find_setting(flag);
-    if (setting == nullptr) continue;
-    const std::string service = setting->service;
-    if (service.empty()) continue;
-    std::vector<std::string> uses;
-    bool used = false;
-    for (const std::string& v : variants) {
-      const protocols::Design& d = design_flag(v);
-      for (const std::string& own : d.services) {
-        if (std::find(uses.begin(), uses.end(), own) == uses.end()) uses.push_back(own);
-      }
-      used |= service == "lock" ? !d.services.empty() : std::find(d.services.begin(), d.services.end(), service) != d.services.end();
-    }
-    if (used) continue;
-    fmt::print(stderr, "oversim: {} sets {}, which {} {} not use ({}): it changes nothing here\n", flag,
-               service == "lock" ? std::string("the lock service") : "the " + service + " service", variants.size() == 1 ? variants.front() : "these designs",
-               variants.size() == 1 ? "does" : "do", uses.empty() ? std::string("no lock service") : "services: " + join(uses, ", "));
-  }
-}
-
 // The same for compare, many designs: only the answers that depend on the sale's numbers (a
 // design's own mistakes are what compare is there to show), once per reason with its designs.
 void warn_lint(const std::vector<std::string>& variants, const protocols::Workload& w) {
@@ -437,7 +412,8 @@ int run_command(const RunFlags& f) {
   // The sale the run uses, as its `settings:` line shows it (a profile's widening included), so
   // the header, the stderr notes and the checklist tell one story.
   warn_lint(design_flag(s.design), s.workload);
-  warn_unused_settings({s.design}, f.workload);
+  const FaultsChoice typed_faults = faults_flag(f.faults);
+  note_unused_flags({s.design}, f.workload, typed_faults.profile.empty() ? &typed_faults.plan : nullptr);
   effective_strategy(s, faults_flag(f.faults), f.strategy_typed);
   if (!s.unplaced.empty()) fmt::print(stderr, "oversim: {}: {}\n", f.faults, s.unplaced);
   if (f.check_determinism) {
@@ -550,7 +526,7 @@ int check_command(const CheckFlags& f) {
   print_notes(first);
   note_unreached_points(first);
   warn_lint(design_flag(first.design), first.workload);  // the sale the runs use (every seed widens alike)
-  warn_unused_settings({first.design}, f.sweep.workload);
+  note_unused_flags({first.design}, f.sweep.workload, faults.profile.empty() ? &faults.plan : nullptr);
   opt.base = sweep_base(first, faults, f.sweep.workload);
   opt.profile = faults.profile;
   opt.first_seed = seeds.first;
@@ -764,7 +740,7 @@ int compare_command(const CompareFlags& f) {
   // Check every cell's inputs before the first row is printed.
   std::vector<Scenario> bases;
   warn_lint(variants, to_workload(f.sweep.workload));
-  warn_unused_settings(variants, f.sweep.workload);
+  note_unused_flags(variants, f.sweep.workload, faults.size() == 1 && faults.front().profile.empty() ? &faults.front().plan : nullptr);
   for (const FaultsChoice& fc : faults) {
     // What a profile widens depends on the workload and on the roles of the design's lock
     // service (failover and partition widen for a replicated one only), so the notes are
@@ -1002,7 +978,7 @@ int explore_command(const ExploreFlags& f) {
   o.base.design = design.name;
   o.base.workload = to_workload(f.workload);
   o.base.typed = f.workload.typed;
-  warn_unused_settings({design.name}, f.workload);
+  note_unused_flags({design.name}, f.workload);
   o.base.horizon = duration_flag("--horizon", f.horizon, sim::Duration::s(1), kMaxHorizon);
   o.max_faults = static_cast<int>(unsigned_flag("--max-faults", f.max_faults, 0, 3));
   o.max_executions = unsigned_flag("--max-executions", f.max_executions, 1, 100'000'000);
@@ -1129,7 +1105,7 @@ int lint_command(const LintFlags& f) {
     s.typed = f.sweep.workload.typed;
     if (auto problem = protocols::workload_problem(s, design_flag(v))) throw UsageError(*problem);
   }
-  warn_unused_settings(variants, f.sweep.workload);
+  note_unused_flags(variants, f.sweep.workload);
   int failing = 0, warnings = 0;
   if (variants.size() > 1 && !f.prove) {
     // Many designs: one row each, one column per item.

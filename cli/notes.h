@@ -17,4 +17,18 @@ namespace oversim::cli {
 // no sale of the design can reach is refused before this: protocols/points.h.)
 void note_unreached_points(const protocols::Scenario& s);
 
+// For each workload flag the user typed (WorkloadFlags::typed) that changes nothing for any of
+// `variants` with this workload, one line saying why: it configures a service none of them
+// builds (--masters on a Redis design, --zk-servers on a database-only one, --lock-ttl without a
+// lock), a part of the design they lack (--optimistic-retries without a version check), or a
+// part of the sale other flags switched off (--poisson-mean with burst arrivals, --backoff with
+// --patience 0, --replication-lag with --redis-replicas 0). Then, for a plan the user wrote,
+// each fault that changes nothing (a clock jump of 0, a drift of 0 on a clock nothing drifts).
+void note_unused_flags(const std::vector<std::string>& variants, const WorkloadFlags& flags, const sim::FaultPlan* plan = nullptr);
+
+// The service(s) a workload flag configures, as Setting::service spells them ("redis", "lock",
+// "redis,redlock"), or "" for a flag that applies to every sale: every setting row's, and the
+// older workload flags' (--masters, --zk-servers, --lock-ttl, --persistence ...).
+std::string flag_services(const std::string& flag);
+
 }  // namespace oversim::cli

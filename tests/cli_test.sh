@@ -369,5 +369,35 @@ if ! printf '%s\n' "$note" | grep -q "reaches before_write only 20 times while f
 if "$oversim" run --variant read_modify_write --faults 'on after_read pause here for 1s' --trace none 2>&1 >/dev/null | grep -q 'a faultless run'; then
   echo "FAIL: a point the sale reaches was noted as unreached"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
+# A flag that changes nothing for the chosen design or command is named on stderr, one line each
+# (the run is the same: the hash with and without the flag).
+notes_of() { "$oversim" "$@" 2>&1 >/dev/null | grep 'it changes nothing here'; }
+expect_note() {  # expect_note "<expected lines, ';' separated>" <args...>
+  local want="$1"
+  shift
+  local got
+  got=$(notes_of "$@" | tr '\n' ';' | sed 's/;$//')
+  if [ "$got" != "$want" ]; then echo "FAIL: oversim $*: notes '$got', expected '$want'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+}
+expect_note "oversim: --masters sets the redlock service, which redis_lock_conditional does not use (services: redis): it changes nothing here" \
+  run --variant redis_lock_conditional --masters 3 --trace none
+expect_note "oversim: --zk-servers sets the zookeeper service, which db_conditional_update does not use (the database only): it changes nothing here" \
+  check --variant db_conditional_update --zk-servers 5 --seeds 1
+expect_note "oversim: --lock-ttl sets a lock service, which db_for_update does not use (the database only): it changes nothing here;oversim: --persistence sets the redis or redlock service, which db_for_update does not use (the database only): it changes nothing here" \
+  run --variant db_for_update --lock-ttl 2s --persistence always --trace none
+expect_note "oversim: --optimistic-retries is how often a version check tries again after a conflict; article_recipe writes the stock with no version check: it changes nothing here" \
+  run --variant article_recipe --optimistic-retries 5 --trace none
+expect_note "" run --variant db_optimistic_version --optimistic-retries 5 --trace none
+expect_note "oversim: --poisson-mean sets the gaps of poisson arrivals; with --arrival burst the arrivals spread over --burst-window: it changes nothing here;oversim: --backoff spaces a buyer's clicks again; with --patience 0 each buyer clicks once: it changes nothing here" \
+  run --variant db_conditional_update --poisson-mean 5ms --patience 0 --backoff 1s --trace none
+expect_note "oversim: --replication-lag delays the Redis replica's copy; with --redis-replicas 0 there is no replica: it changes nothing here" \
+  run --variant redis_lock_conditional --redis-replicas 0 --replication-lag 50ms --trace none
+expect_note "oversim: --faults: 'at 1s clock-jump db +0' jumps the clock by 0: it changes nothing here" run $v --faults 'at 1s clock-jump db +0s' --trace none
+expect_note "oversim: --seeds is for the sweeps of --prove; lint without it runs nothing: it changes nothing here" lint --variant article_recipe --seeds 5
+expect_note "" compare --variants redis_lock_conditional,redlock_conditional --faults none --seeds 1 --masters 3
+a=$("$oversim" run --variant redis_lock_conditional --seed 3 --trace none 2>/dev/null | sed -n 's/.*trace hash \([0-9a-f]*\).*/\1/p')
+b=$("$oversim" run --variant redis_lock_conditional --seed 3 --masters 3 --zk-servers 5 --trace none 2>/dev/null | sed -n 's/.*trace hash \([0-9a-f]*\).*/\1/p')
+if [ -z "$a" ] || [ "$a" != "$b" ]; then echo "FAIL: flags noted as changing nothing changed the run: $a vs $b"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
