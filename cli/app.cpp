@@ -17,6 +17,9 @@ const char* const kStrategyHelp =
     "How a profile's faults are placed and runs scheduled: random, pct (PCT, depth 3), pct:D (depth D), or swarm (a random subset "
     "of fault points per seed)";
 
+const char* const kForceHelp =
+    "Run even when the estimated cost passes the limits (2h of CPU, 4 GiB of memory; docs/guide.md#limits) instead of refusing";
+
 void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
   // Every workload flag records that it was typed: a fault profile never changes those.
   auto typed = [&w](CLI::Option* o, const char* name) {
@@ -62,6 +65,7 @@ void add_sweep_options(CLI::App* cmd, SweepFlags& s, const char* seeds_help) {
   cmd->add_option("--jobs", s.jobs, "Parallel OS threads, each its own world (1..256)")->capture_default_str();
   cmd->add_option("--horizon", s.horizon, "Virtual-time limit of each run (1s..720h)")->capture_default_str();
   cmd->add_option("--strategy", s.strategy, kStrategyHelp)->capture_default_str()->each([&s](const std::string&) { s.strategy_typed = true; });
+  cmd->add_flag("--force", s.force, kForceHelp);
   add_workload_options(cmd, s.workload);
 }
 
@@ -122,6 +126,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   run_cmd_->add_option("--horizon", run_.horizon, "Virtual-time limit of the run (1s..720h)")->capture_default_str();
   run_cmd_->add_flag("--check-determinism", run_.check_determinism, "Run twice and compare trace hashes instead");
   run_cmd_->add_option("--strategy", run_.strategy, kStrategyHelp)->capture_default_str()->each([this](const std::string&) { run_.strategy_typed = true; });
+  run_cmd_->add_flag("--force", run_.force, kForceHelp);
   add_workload_options(run_cmd_, run_.workload);
 
   check_cmd_ = app.add_subcommand("check", "A seed sweep: counts per property, the first failing seed, a shrunk counterexample");

@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "cli/estimate.h"
 #include "cli/notes.h"
 #include "cli/result_file.h"
 
@@ -406,6 +407,7 @@ int run_command(const RunFlags& f) {
     throw UsageError(fmt::format("--trace: unknown format '{}' (expected text, json, cut or none)", f.trace));
   }
   const std::vector<std::string> asserted = properties_flag(f.properties);
+  guard_run(f);  // before the scenario: a profile's probe may be the costly part
   Scenario s = run_scenario(f);
   print_notes(s);
   note_unreached_points(s);
@@ -520,6 +522,7 @@ int check_command(const CheckFlags& f) {
   const unsigned jobs = jobs_flag(f.sweep.jobs);
   const FaultsChoice faults = faults_flag(f.faults);
   sweep_strategy_flag(f.sweep);
+  guard_check(f);
   properties::SweepOptions opt;
   const Scenario first = scenario_of(f.variant, faults, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
   refuse_inapplicable(faults, first);
@@ -737,6 +740,7 @@ int compare_command(const CompareFlags& f) {
   const std::vector<FaultsChoice> faults = faults_list_flag(f.faults);
   const std::vector<Column> columns = columns_flag(f.properties);
   sweep_strategy_flag(f.sweep);
+  guard_compare(f);
   // Check every cell's inputs before the first row is printed.
   std::vector<Scenario> bases;
   warn_lint(variants, to_workload(f.sweep.workload));
@@ -872,6 +876,7 @@ int hash_command(const HashFlags& f) {
     throw UsageError(fmt::format("--seeds: more than {} runs in one hash command", kMaxSeedsPerCommand));
   }
   sweep_strategy_flag(f.sweep);
+  guard_hash(f);
   std::vector<properties::LabelledScenario> runs;
   for (const std::string& v : variants) {
     for (const FaultsChoice& fc : faults) {
@@ -1106,6 +1111,7 @@ int lint_command(const LintFlags& f) {
     if (auto problem = protocols::workload_problem(s, design_flag(v))) throw UsageError(*problem);
   }
   note_unused_flags(variants, f.sweep.workload);
+  guard_lint(f);
   int failing = 0, warnings = 0;
   if (variants.size() > 1 && !f.prove) {
     // Many designs: one row each, one column per item.
