@@ -343,10 +343,10 @@ expect 2 "--json: cannot write '$results/none/r.json': no directory '$results/no
 rm -rf "$results"
 
 # The header is flushed before the sweep: a `check | cat` killed mid-sweep still shows what ran.
-out=$(timeout -s KILL 1 "$oversim" check --variant redis_lock_conditional --faults gc-pause --seeds 3000 2>/dev/null | cat)
+out=$(timeout -s KILL 3 "$oversim" check --variant redis_lock_conditional --faults gc-pause --seeds 3000 2>/dev/null | cat)
 if ! printf '%s\n' "$out" | head -1 | grep -q '^oversim check: variant redis_lock_conditional, faults gc-pause' || ! printf '%s\n' "$out" | grep -q '^asserting: '; then
   echo "FAIL: check killed mid-sweep left no header on its pipe: '$out'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
-out=$(timeout -s KILL 1 "$oversim" compare --seeds 300 2>/dev/null | cat)
+out=$(timeout -s KILL 8 "$oversim" compare --seeds 300 2>/dev/null | cat)
 if ! printf '%s\n' "$out" | grep -q '^variant  *faults  *oversell'; then
   echo "FAIL: compare killed mid-sweep left no table header on its pipe: '$out'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
@@ -409,7 +409,7 @@ expect 0 - run --variant db_conditional_update --faults 'at 700h crash db; at 70
 err=$("$oversim" run --variant redis_lock_conditional --buyers 100000 --trace none --force --horizon 1s --faults 'at 2s crash db' 2>&1 >/dev/null); status=$?
 if [ "$status" != 2 ] || ! printf '%s\n' "$err" | head -1 | grep -q 'past the limit of 4.0 GiB of memory, run anyway (--force)$' || ! printf '%s\n' "$err" | grep -q "comes at or after the run's horizon"; then
   echo "FAIL: --force did not take the request past the memory limit to the command's own checks (exit $status): $err"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
-err=$(timeout -s KILL 1 "$oversim" check --variant db_conditional_update --seeds 1000000 2>&1 >/dev/null)
+err=$(timeout -s KILL 3 "$oversim" check --variant db_conditional_update --seeds 1000000 2>&1 >/dev/null)
 if ! printf '%s\n' "$err" | grep -q '^oversim: estimate: about [0-9]*m of CPU ([0-9]*m wall with 2 jobs) and up to [0-9]* MiB of memory for 1000000 runs (the costliest: 20 buyers on db_conditional_update)$'; then
   echo "FAIL: a long check under the limits did not print its estimate first: $err"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 if "$oversim" compare --seeds 1 --variants db_conditional_update --faults none 2>&1 >/dev/null | grep -q estimate; then
