@@ -415,8 +415,8 @@ int run_command(const RunFlags& f) {
   // the header, the stderr notes and the checklist tell one story.
   warn_lint(design_flag(s.design), s.workload);
   const FaultsChoice typed_faults = faults_flag(f.faults);
-  note_unused_flags({s.design}, f.workload, typed_faults.profile.empty() ? &typed_faults.plan : nullptr);
-  effective_strategy(s, faults_flag(f.faults), f.strategy_typed);
+  note_unused_flags({s.design}, f.workload, {typed_faults});
+  effective_strategy(s, typed_faults, f.strategy_typed);
   if (!s.unplaced.empty()) fmt::print(stderr, "oversim: {}: {}\n", f.faults, s.unplaced);
   if (f.check_determinism) {
     sim::DeterminismReport rep = sim::check_determinism([&] {
@@ -529,7 +529,7 @@ int check_command(const CheckFlags& f) {
   print_notes(first);
   note_unreached_points(first);
   warn_lint(design_flag(first.design), first.workload);  // the sale the runs use (every seed widens alike)
-  note_unused_flags({first.design}, f.sweep.workload, faults.profile.empty() ? &faults.plan : nullptr);
+  note_unused_flags({first.design}, f.sweep.workload, {faults});
   opt.base = sweep_base(first, faults, f.sweep.workload);
   opt.profile = faults.profile;
   opt.first_seed = seeds.first;
@@ -744,7 +744,7 @@ int compare_command(const CompareFlags& f) {
   // Check every cell's inputs before the first row is printed.
   std::vector<Scenario> bases;
   warn_lint(variants, to_workload(f.sweep.workload));
-  note_unused_flags(variants, f.sweep.workload, faults.size() == 1 && faults.front().profile.empty() ? &faults.front().plan : nullptr);
+  note_unused_flags(variants, f.sweep.workload, faults);
   for (const FaultsChoice& fc : faults) {
     // What a profile widens depends on the workload and on the roles of the design's lock
     // service (failover and partition widen for a replicated one only), so the notes are
@@ -983,7 +983,6 @@ int explore_command(const ExploreFlags& f) {
   o.base.design = design.name;
   o.base.workload = to_workload(f.workload);
   o.base.typed = f.workload.typed;
-  note_unused_flags({design.name}, f.workload);
   o.base.horizon = duration_flag("--horizon", f.horizon, sim::Duration::s(1), kMaxHorizon);
   o.max_faults = static_cast<int>(unsigned_flag("--max-faults", f.max_faults, 0, 3));
   o.max_executions = unsigned_flag("--max-executions", f.max_executions, 1, 100'000'000);
@@ -1012,6 +1011,7 @@ int explore_command(const ExploreFlags& f) {
     }
   }
   o.points = points_flag(f.points, design, o.base.workload);
+  note_unused_flags({design.name}, f.workload, {FaultsChoice{"", sim::FaultPlan{o.faults}}});  // its faults may scale by a flag's quantity
   if (o.max_faults > 0 && o.faults.empty()) o.max_faults = 0;
   if (auto problem = properties::explore_problem(o)) throw UsageError(*problem);
   check_json_path(f.json);
@@ -1110,7 +1110,7 @@ int lint_command(const LintFlags& f) {
     s.typed = f.sweep.workload.typed;
     if (auto problem = protocols::workload_problem(s, design_flag(v))) throw UsageError(*problem);
   }
-  note_unused_flags(variants, f.sweep.workload);
+  note_unused_flags(variants, f.sweep.workload, f.prove ? faults_list_flag("all") : std::vector<FaultsChoice>{});  // --prove runs profiles
   guard_lint(f);
   int failing = 0, warnings = 0;
   if (variants.size() > 1 && !f.prove) {

@@ -147,7 +147,15 @@ std::string flag_services(const std::string& flag) {
   return "";
 }
 
-void note_unused_flags(const std::vector<std::string>& variants, const WorkloadFlags& flags, const sim::FaultPlan* plan) {
+void note_unused_flags(const std::vector<std::string>& variants, const WorkloadFlags& flags, const std::vector<FaultsChoice>& faults) {
+  // The workload quantities the faults scale lengths by: a flag that sets one is used by them.
+  std::set<std::string> scaled_by;
+  for (const FaultsChoice& fc : faults) {
+    if (!fc.profile.empty() && fc.profile != "none") scaled_by.insert("lock-ttl");  // a profile's pauses, delays and jumps
+    for (const sim::Fault& f : fc.plan.faults) {
+      if (!f.scale.quantity.empty()) scaled_by.insert(f.scale.quantity);
+    }
+  }
   std::vector<const protocols::Design*> designs;
   std::vector<std::string> uses;  // every service the designs build
   for (const std::string& v : variants) {
@@ -159,6 +167,7 @@ void note_unused_flags(const std::vector<std::string>& variants, const WorkloadF
   const protocols::Workload w = to_workload(flags);
   const std::string which = variants.size() == 1 ? variants.front() : "these designs";
   for (const std::string& flag : flags.typed) {
+    if (scaled_by.count(flag.substr(2)) > 0) continue;  // "--lock-ttl" sets the quantity "lock-ttl"
     const std::string services = flag_services(flag);
     if (!services.empty()) {
       bool used = false;
@@ -187,7 +196,7 @@ void note_unused_flags(const std::vector<std::string>& variants, const WorkloadF
       if (idle_everywhere && why) fmt::print(stderr, "oversim: {} {}: it changes nothing here\n", flag, *why);
     }
   }
-  if (plan != nullptr) note_idle_faults(*plan);
+  for (const FaultsChoice& fc : faults) note_idle_faults(fc.plan);
 }
 
 }  // namespace oversim::cli

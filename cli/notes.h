@@ -22,9 +22,11 @@ void note_unreached_points(const protocols::Scenario& s);
 // builds (--masters on a Redis design, --zk-servers on a database-only one, --lock-ttl without a
 // lock), a part of the design they lack (--optimistic-retries without a version check), or a
 // part of the sale other flags switched off (--poisson-mean with burst arrivals, --backoff with
-// --patience 0, --replication-lag with --redis-replicas 0). Then, for a plan the user wrote,
-// each fault that changes nothing (a clock jump of 0, a drift of 0 on a clock nothing drifts).
-void note_unused_flags(const std::vector<std::string>& variants, const WorkloadFlags& flags, const sim::FaultPlan* plan = nullptr);
+// --patience 0, --replication-lag with --redis-replicas 0). A flag whose quantity `faults` scale
+// a length by (`pause here for 2x lock-ttl`; every profile scales by lock-ttl) is used by them
+// and never noted. Then, for each plan among `faults`, each fault that changes nothing (a clock
+// jump of 0, a drift of 0 on a clock nothing drifts).
+void note_unused_flags(const std::vector<std::string>& variants, const WorkloadFlags& flags, const std::vector<FaultsChoice>& faults = {});
 
 // The service(s) a workload flag configures, as Setting::service spells them ("redis", "lock",
 // "redis,redlock"), or "" for a flag that applies to every sale: every setting row's, and the

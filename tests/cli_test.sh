@@ -395,6 +395,10 @@ expect_note "oversim: --replication-lag delays the Redis replica's copy; with --
 expect_note "oversim: --faults: 'at 1s clock-jump db +0' jumps the clock by 0: it changes nothing here" run $v --faults 'at 1s clock-jump db +0s' --trace none
 expect_note "oversim: --seeds is for the sweeps of --prove; lint without it runs nothing: it changes nothing here" lint --variant article_recipe --seeds 5
 expect_note "" compare --variants redis_lock_conditional,redlock_conditional --faults none --seeds 1 --masters 3
+# ... but a flag whose quantity the faults scale by is used, lock service or not.
+expect_note "" run --variant db_conditional_update --faults gc-pause --lock-ttl 2s --trace none
+expect_note "" run --variant db_conditional_update --faults 'on before_write pause here for 2x lock-ttl' --lock-ttl 2s --trace none
+expect_note "" explore --variant db_conditional_update --lock-ttl 2s
 a=$("$oversim" run --variant redis_lock_conditional --seed 3 --trace none 2>/dev/null | sed -n 's/.*trace hash \([0-9a-f]*\).*/\1/p')
 b=$("$oversim" run --variant redis_lock_conditional --seed 3 --masters 3 --zk-servers 5 --trace none 2>/dev/null | sed -n 's/.*trace hash \([0-9a-f]*\).*/\1/p')
 if [ -z "$a" ] || [ "$a" != "$b" ]; then echo "FAIL: flags noted as changing nothing changed the run: $a vs $b"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
