@@ -23,6 +23,8 @@ const char* const kExitStatuses =
     "(explore's --max-executions, a run's --horizon before the sale ended); 5 vacuous: the runs never reached where the faults aim or a\n"
     "--require; 6 unfired: a planned fault never happened. compare, hash and list exit 0 unless 2 or 3; lint 1 on a FAIL;\n"
     "--check-determinism 1 on a difference.";
+const char* const kForceHelp =
+    "Run even when the estimated cost passes the limits (2h of CPU, 4 GiB of memory; docs/guide.md#limits) instead of refusing";
 
 void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
   // Every workload flag records that it was typed: a fault profile never changes those.
@@ -69,7 +71,38 @@ void add_sweep_options(CLI::App* cmd, SweepFlags& s, const char* seeds_help) {
   cmd->add_option("--jobs", s.jobs, "Parallel OS threads, each its own world (1..256)")->capture_default_str();
   cmd->add_option("--horizon", s.horizon, "Virtual-time limit of each run (1s..720h)")->capture_default_str();
   cmd->add_option("--strategy", s.strategy, kStrategyHelp)->capture_default_str()->each([&s](const std::string&) { s.strategy_typed = true; });
+  cmd->add_flag("--force", s.force, kForceHelp);
   add_workload_options(cmd, s.workload);
+}
+
+// An empty value ('--properties ""', 'list ""') is bad input, never "not given": a script that
+// expands an unset variable must not run the default it did not ask for. Flags (no value) are
+// skipped; every option that takes a value, positionals included, is checked.
+void reject_empty_values(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->count() == 0 || opt->get_items_expected_max() == 0) continue;
+      for (const std::string& value : opt->results()) {
+        if (!value.empty()) continue;
+        const bool positional = opt->get_name().empty() || opt->get_name().rfind("--", 0) != 0;
+        const std::string name = positional ? fmt::format("{} {}", sub->get_name(), opt->get_name(true)) : opt->get_name();
+        const std::string instead = opt->get_required()              ? std::string("it needs one")
+                                    : opt->get_default_str().empty() ? std::string("leave it out instead")
+                                                                     : fmt::format("leave it out for its default, {}", opt->get_default_str());
+        throw UsageError(fmt::format("{}: an empty value ({})", name, instead));
+      }
+    }
+    reject_empty_values(*sub);
+  }
+}
+
+// Options of `cmd` the user typed that the command ignores as asked (lint's sweep flags without
+// --prove, --trace with --check-determinism): one line each on stderr.
+void note_ignored(const CLI::App* cmd, const std::vector<const char*>& names, const char* why) {
+  for (const char* name : names) {
+    const CLI::Option* opt = cmd->get_option_no_throw(name);
+    if (opt != nullptr && opt->count() > 0) fmt::print(stderr, "oversim: {} {}: it changes nothing here\n", name, why);
+  }
 }
 
 }  // namespace
@@ -101,6 +134,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   run_cmd_->add_option("--horizon", run_.horizon, "Virtual-time limit of the run (1s..720h)")->capture_default_str();
   run_cmd_->add_flag("--check-determinism", run_.check_determinism, "Run twice and compare trace hashes instead");
   run_cmd_->add_option("--strategy", run_.strategy, kStrategyHelp)->capture_default_str()->each([this](const std::string&) { run_.strategy_typed = true; });
+  run_cmd_->add_flag("--force", run_.force, kForceHelp);
   add_workload_options(run_cmd_, run_.workload);
 
   check_cmd_ = app.add_subcommand("check", "A seed sweep: counts per property, the first failing seed, a shrunk counterexample");
@@ -188,6 +222,12 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
     fmt::print(stderr, "oversim: {} (see oversim --help)\n", e.what());
     return 2;
   }
+  try {
+    reject_empty_values(*app_);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "oversim: {}\n", e.what());
+    return 2;
+  }
   return std::nullopt;
 }
 
@@ -200,6 +240,7 @@ void CommandLine::parse_or_throw(std::vector<std::string> args) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
+  reject_empty_values(*app_);
 }
 
 bool CommandLine::is_run() const { return run_cmd_->parsed(); }
@@ -233,6 +274,11 @@ int CommandLine::execute() {
         }
       }
       throw UsageError(fmt::format("help: unknown command '{}' (see oversim help)", help_what_));
+    }
+    if (run_cmd_->parsed() && run_.check_determinism) note_ignored(run_cmd_, {"--trace"}, "shapes the trace; --check-determinism prints only the hashes");
+    if (demo_cmd_->parsed() && demo_.check_determinism) note_ignored(demo_cmd_, {"--trace"}, "shapes the trace; --check-determinism prints only the hashes");
+    if (lint_cmd_->parsed() && !lint_.prove) {
+      note_ignored(lint_cmd_, {"--seeds", "--first-seed", "--jobs", "--horizon", "--strategy"}, "is for the sweeps of --prove; lint without it runs nothing");
     }
     if (run_cmd_->parsed()) return run_command(run_);
     if (check_cmd_->parsed()) return check_command(check_);

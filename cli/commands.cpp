@@ -1,4 +1,7 @@
 #include "cli/commands.h"
+#include "cli/estimate.h"
+#include "cli/notes.h"
+#include "cli/result_file.h"
 
 #include <algorithm>
 #include <charconv>
@@ -12,7 +15,6 @@
 #include "properties/verdict.h"
 
 #include <chrono>
-#include <fstream>
 #include <functional>
 #include <map>
 
@@ -88,31 +90,6 @@ void warn_lint(const protocols::Design& design, const protocols::Workload& w) {
   if (!own.empty()) fmt::print(stderr, "oversim: lint: {} by design ({}; `oversim lint --variant {}` says why)\n", design.name, join(own, ", "), design.name);
 }
 
-// A typed setting that configures a service none of `variants` uses (--min-replicas for a
-// RedLock design) changes nothing: say so on stderr rather than let it pass for a setting that
-// was tried.
-void warn_unused_settings(const std::vector<std::string>& variants, const WorkloadFlags& flags) {
-  for (const std::string& flag : flags.typed) {
-    const protocols::Setting* setting = protocols::find_setting(flag);
-    if (setting == nullptr) continue;
-    const std::string service = setting->service;
-    if (service.empty()) continue;
-    std::vector<std::string> uses;
-    bool used = false;
-    for (const std::string& v : variants) {
-      const protocols::Design& d = design_flag(v);
-      for (const std::string& own : d.services) {
-        if (std::find(uses.begin(), uses.end(), own) == uses.end()) uses.push_back(own);
-      }
-      used |= service == "lock" ? !d.services.empty() : std::find(d.services.begin(), d.services.end(), service) != d.services.end();
-    }
-    if (used) continue;
-    fmt::print(stderr, "oversim: {} sets {}, which {} {} not use ({}): it changes nothing here\n", flag,
-               service == "lock" ? std::string("the lock service") : "the " + service + " service", variants.size() == 1 ? variants.front() : "these designs",
-               variants.size() == 1 ? "does" : "do", uses.empty() ? std::string("no lock service") : "services: " + join(uses, ", "));
-  }
-}
-
 // The same for compare, many designs: only the answers that depend on the sale's numbers (a
 // design's own mistakes are what compare is there to show), once per reason with its designs.
 void warn_lint(const std::vector<std::string>& variants, const protocols::Workload& w) {
@@ -185,20 +162,11 @@ std::string effective_strategy(const Scenario& s, const FaultsChoice& faults, bo
 // --json FILE: the machine-readable result. Every verdict says its kind there as in the text:
 // "exhaustive" (every execution within the stated bounds) or "random" (N executions of a
 // search strategy, not a proof).
-// Fails before any work when the file cannot be written.
-void check_json_path(const std::string& path) {
-  if (path.empty()) return;
-  std::ofstream out(path);
-  if (!out) throw UsageError(fmt::format("--json: cannot write '{}'", path));
-}
+// Fails before any work when the file cannot be written, without touching it; the result
+// replaces it whole at the end (cli/result_file.h), so bad input or an interrupt keeps the last.
+void check_json_path(const std::string& path) { check_result_path("--json", path); }
 
-void write_json(const std::string& path, const nlohmann::json& j) {
-  if (path.empty()) return;
-  std::ofstream out(path);
-  out << j.dump(2) << "\n";
-  out.close();
-  if (!out) throw UsageError(fmt::format("--json: cannot write '{}'", path));
-}
+void write_json(const std::string& path, const nlohmann::json& j) { write_result_file("--json", path, j.dump(2) + "\n"); }
 
 nlohmann::json properties_json(const std::vector<std::string>& asserted, const std::function<nlohmann::json(const properties::Property&)>& counts) {
   nlohmann::json out = nlohmann::json::array();
@@ -425,9 +393,12 @@ int list_command(const std::string& what) {
     fmt::print("A fault can come on a fault point instead: 'on [Nth] <point> [in <node>] [after <delay>] <fault>', naming 'here' for the node\n"
                "that reached it, with lengths as multiples of a workload quantity: 'on after_read pause here for 2x lock-ttl;\n"
                "  on 3rd before_commit in app-2 crash here; on write_unreplicated in redis-1 crash redis-1'\n");
-    fmt::print("Points: after_acquire, after_read, before_write, before_insert, before_commit, after_commit, before_release,\n"
-               "  during_acquire (RedLock, between masters), write_unreplicated (Redis primary). Quantities: lock-ttl, lock-wait, lock-retry, remote-call, gateway-timeout,\n"
-               "  replication-lag, burst-window\n");
+    fmt::print("Points (a plan waiting on one the design never reaches is refused):\n");
+    for (const protocols::FaultPoint& p : protocols::fault_point_table()) {
+      const std::string designs = p.service.empty() ? "any design" : p.service == "lock" ? "designs with a lock service" : p.service + " designs";
+      fmt::print("  {:<19} {}, {}: {}\n", p.name, p.marked_by, designs, p.moment);
+    }
+    fmt::print("Quantities: lock-ttl, lock-wait, lock-retry, remote-call, gateway-timeout, replication-lag, burst-window\n");
     fmt::print("Nodes: app-1..app-N (--apps), then the services the design declares, then db:\n");
     for (const protocols::ServiceKind& k : protocols::service_kinds()) fmt::print("  {:<8} {}\n", k.name, k.summary);
     return 0;
@@ -492,13 +463,16 @@ int run_command(const RunFlags& f) {
     throw UsageError(fmt::format("--trace: unknown format '{}' (expected text, json, cut or none)", f.trace));
   }
   const std::vector<std::string> asserted = properties_flag(f.properties);
+  guard_run(f);  // before the scenario: a profile's probe may be the costly part
   Scenario s = run_scenario(f);
   print_notes(s);
+  note_unreached_points(s);
   // The sale the run uses, as its `settings:` line shows it (a profile's widening included), so
   // the header, the stderr notes and the checklist tell one story.
   warn_lint(design_flag(s.design), s.workload);
-  warn_unused_settings({s.design}, f.workload);
-  effective_strategy(s, faults_flag(f.faults), f.strategy_typed);
+  const FaultsChoice typed_faults = faults_flag(f.faults);
+  note_unused_flags({s.design}, f.workload, {typed_faults});
+  effective_strategy(s, typed_faults, f.strategy_typed);
   if (!s.unplaced.empty()) fmt::print(stderr, "oversim: {}: {}\n", f.faults, s.unplaced);
   if (f.check_determinism) {
     sim::DeterminismReport rep = sim::check_determinism([&] {
@@ -611,12 +585,14 @@ int check_command(const CheckFlags& f) {
   const unsigned jobs = jobs_flag(f.sweep.jobs);
   const FaultsChoice faults = faults_flag(f.faults);
   sweep_strategy_flag(f.sweep);
+  guard_check(f);
   properties::SweepOptions opt;
   const Scenario first = scenario_of(f.variant, faults, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
   refuse_inapplicable(faults, first);
   print_notes(first);
+  note_unreached_points(first);
   warn_lint(design_flag(first.design), first.workload);  // the sale the runs use (every seed widens alike)
-  warn_unused_settings({first.design}, f.sweep.workload);
+  note_unused_flags({first.design}, f.sweep.workload, {faults});
   opt.base = sweep_base(first, faults, f.sweep.workload);
   opt.profile = faults.profile;
   opt.first_seed = seeds.first;
@@ -629,6 +605,7 @@ int check_command(const CheckFlags& f) {
              faults.profile.empty() ? fmt::format("'{}'", faults.plan.to_string()) : fmt::format("{} (a plan per seed)", faults.profile), strategy,
              seeds.first, seeds.last(), f.stop_at_first ? " (stop at the first violation)" : "", jobs, describe_workload(sale_workload(first)),
              settings_line(first), join(asserted));
+  std::fflush(stdout);  // the header before the sweep: a pipe killed mid-sweep still shows what ran
   properties::SweepResult sw = properties::sweep(opt);
   reject_invalid(sw, faults.label());
   fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "runs");
@@ -863,10 +840,11 @@ int compare_command(const CompareFlags& f) {
   const std::vector<FaultsChoice> faults = faults_list_flag(f.faults);
   const std::vector<Column> columns = columns_flag(f.properties);
   sweep_strategy_flag(f.sweep);
+  guard_compare(f);
   // Check every cell's inputs before the first row is printed.
   std::vector<Scenario> bases;
   warn_lint(variants, to_workload(f.sweep.workload));
-  warn_unused_settings(variants, f.sweep.workload);
+  note_unused_flags(variants, f.sweep.workload, faults);
   for (const FaultsChoice& fc : faults) {
     // What a profile widens depends on the workload and on the roles of the design's lock
     // service (failover and partition widen for a replicated one only), so the notes are
@@ -917,6 +895,7 @@ int compare_command(const CompareFlags& f) {
   fmt::print("{:<30} {:<{}}", "variant", "faults", faults_width);
   for (const Column& c : columns) fmt::print(" {:>{}}", c.label, c.width());
   fmt::print(" {:>6} {:>8} {:>9} {:>9} {:>8} {:>8}\n", "sold", "sellout", "orders/s", "p99", "msgs/buy", "wake/rel");
+  std::fflush(stdout);  // the header before the first row's sweep
   bool internal_error = false;
   int partly_unfired = 0;  // cells in which some run missed a later fault of its profile's plan
   for (const std::string& v : listed) {
@@ -1018,6 +997,7 @@ int hash_command(const HashFlags& f) {
     throw UsageError(fmt::format("--seeds: more than {} runs in one hash command", kMaxSeedsPerCommand));
   }
   sweep_strategy_flag(f.sweep);
+  guard_hash(f);
   std::vector<properties::LabelledScenario> runs;
   for (const std::string& v : variants) {
     for (const FaultsChoice& fc : faults) {
@@ -1124,7 +1104,6 @@ int explore_command(const ExploreFlags& f) {
   o.base.design = design.name;
   o.base.workload = to_workload(f.workload);
   o.base.typed = f.workload.typed;
-  warn_unused_settings({design.name}, f.workload);
   o.base.horizon = duration_flag("--horizon", f.horizon, sim::Duration::s(1), kMaxHorizon);
   o.max_faults = static_cast<int>(unsigned_flag("--max-faults", f.max_faults, 0, 3));
   o.max_executions = unsigned_flag("--max-executions", f.max_executions, 1, 100'000'000);
@@ -1152,15 +1131,8 @@ int explore_command(const ExploreFlags& f) {
       }
     }
   }
-  std::vector<std::string> known_points = protocols::fault_points();
-  if (f.points != "all") {
-    o.points = list_flag("--points", f.points, known_points);
-    for (const std::string& p : o.points) {
-      if (std::find(known_points.begin(), known_points.end(), p) == known_points.end()) {
-        throw UsageError(fmt::format("--points: unknown fault point '{}' (known: {})", p, join(known_points)));
-      }
-    }
-  }
+  o.points = points_flag(f.points, design, o.base.workload);
+  note_unused_flags({design.name}, f.workload, {FaultsChoice{"", sim::FaultPlan{o.faults}}});  // its faults may scale by a flag's quantity
   if (o.max_faults > 0 && o.faults.empty()) o.max_faults = 0;
   if (auto problem = properties::explore_problem(o)) throw UsageError(*problem);
   check_json_path(f.json);
@@ -1274,7 +1246,8 @@ int lint_command(const LintFlags& f) {
     s.typed = f.sweep.workload.typed;
     if (auto problem = protocols::workload_problem(s, design_flag(v))) throw UsageError(*problem);
   }
-  warn_unused_settings(variants, f.sweep.workload);
+  note_unused_flags(variants, f.sweep.workload, f.prove ? faults_list_flag("all") : std::vector<FaultsChoice>{});  // --prove runs profiles
+  guard_lint(f);
   int failing = 0, warnings = 0;
   if (variants.size() > 1 && !f.prove) {
     // Many designs: one row each, one column per item.
@@ -1314,6 +1287,7 @@ int lint_command(const LintFlags& f) {
       fmt::print("{:<10} {:<4}  {}?\n", it.id, properties::to_string(it.level), it.question);
       for (const std::string& reason : it.answers) fmt::print("{:<16}{}\n", "", reason);
       if (f.prove && !it.property.empty() && !it.profile.empty()) fmt::print("{:<16}{}\n", "", prove_item(it, v, f, seeds, jobs));
+      std::fflush(stdout);  // with --prove each answer took a sweep
     }
     fmt::print("\n");
   }

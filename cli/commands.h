@@ -27,6 +27,7 @@ struct RunFlags {
   bool check_determinism = false;
   std::string strategy = kDefaultStrategy;
   bool strategy_typed = false;
+  bool force = false;  // run past the cost limits (cli/estimate.h)
   WorkloadFlags workload;
 };
 
@@ -38,6 +39,7 @@ struct SweepFlags {
   std::string horizon = kDefaultHorizon;
   std::string strategy = kDefaultStrategy;
   bool strategy_typed = false;
+  bool force = false;  // run past the cost limits (cli/estimate.h)
   WorkloadFlags workload;
 };
 

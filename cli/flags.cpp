@@ -213,6 +213,15 @@ std::vector<std::string> properties_flag(const std::string& text) {
   return names;
 }
 
+std::vector<std::string> points_flag(const std::string& text, const protocols::Design& design, const protocols::Workload& w) {
+  if (text == "all") return {};
+  std::vector<std::string> points = list_flag("--points", text, protocols::fault_points());
+  for (const std::string& p : points) {
+    if (auto why = protocols::point_unreachable(p, "", design, w)) throw UsageError(fmt::format("--points: {}: no fault could strike there", *why));
+  }
+  return points;
+}
+
 const protocols::Design& design_flag(const std::string& name) {
   const protocols::Design* d = protocols::find_design(name);
   if (d == nullptr) {

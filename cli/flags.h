@@ -69,6 +69,8 @@ FaultsChoice faults_flag(const std::string& text);
 std::vector<FaultsChoice> faults_list_flag(const std::string& text);
 
 std::vector<std::string> properties_flag(const std::string& text);
+// explore --points: `all`, or known fault points that a sale of `design` can reach.
+std::vector<std::string> points_flag(const std::string& text, const protocols::Design& design, const protocols::Workload& w);
 const protocols::Design& design_flag(const std::string& name);
 
 protocols::Workload to_workload(const WorkloadFlags& flags);

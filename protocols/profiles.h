@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocols/points.h"  // fault_points()
 #include "protocols/simulation.h"
 
 namespace oversim::protocols {
@@ -49,6 +50,9 @@ const std::vector<ProfileSet>& profile_sets();
 // scheduling decisions it makes (PCT's step estimate).
 struct Probe {
   std::map<std::string, uint64_t, std::less<>> points;
+  // The occurrences while points were open (before the conductor closes them once the sale and
+  // its faults are over): the ones a triggered fault can strike.
+  std::map<std::string, uint64_t, std::less<>> open_points;
   uint64_t decisions = 0;
   // The selling window: the occurrences of each point that came while stock remained, as spans
   // of occurrence numbers [first, last] (Simulation::track_window). A fault placed on one of
@@ -81,7 +85,5 @@ std::optional<std::string> profile_inapplicable(const std::string& profile, cons
 // database-message profiles (slow-rpc, lost-replies, retries) and chaos's mix do not.
 bool profile_aims_at_lock(const std::string& profile);
 
-// Every fault point the protocols and models mark, buyer steps first (docs/architecture.md).
-std::vector<std::string> fault_points();
 
 }  // namespace oversim::protocols

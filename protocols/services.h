@@ -83,6 +83,19 @@ class Service {
   virtual void loads(std::vector<NodeLoad>& /*out*/) const {}
 };
 
+// A fault point the service's own model marks (protocols/points.h lists every point): a plan that
+// waits on it is refused for a design without the service, or with a deployment that never
+// marks it.
+struct ServicePoint {
+  std::string name;       // "write_unreplicated"
+  std::string moment;     // "the Redis primary answered a write its replica lacks"
+  std::string marked_by;  // "the Redis primary"
+  // Why this workload's deployment never marks it (a standalone Redis has no replica), or nullopt.
+  std::optional<std::string> (*absent)(const Workload&) = nullptr;
+  // The nodes that reach it; nullptr: the app nodes (a point of the service's client).
+  std::vector<std::string> (*nodes)(const Workload&) = nullptr;
+};
+
 struct ServiceKind {
   std::string name;
   std::string summary;
@@ -91,6 +104,7 @@ struct ServiceKind {
   std::unique_ptr<Service> (*build)(sim::World&, const Workload&);
   // Why the workload cannot run on this service (a setting outside what it accepts), or nullopt.
   std::optional<std::string> (*problem)(const Workload&) = nullptr;
+  std::vector<ServicePoint> points = {};
 };
 
 const std::vector<ServiceKind>& service_kinds();

@@ -1,4 +1,5 @@
 #include "protocols/simulation.h"
+#include "protocols/points.h"
 
 #include <algorithm>
 #include <cmath>
@@ -385,7 +386,8 @@ std::optional<std::string> scenario_problem(const Scenario& scenario, const Desi
                        sim::format_duration(s.faults.settled_at()), sim::format_duration(s.settle), sim::format_duration(needed),
                        sim::format_duration(s.horizon));
   }
-  return s.faults.unknown_node(Simulation::node_names(s, design));
+  if (auto unknown = s.faults.unknown_node(Simulation::node_names(s, design))) return unknown;
+  return plan_point_problem(s.faults, design, s.workload);
 }
 
 int64_t Simulation::initial_stock(const std::string&) const { return scenario_.workload.stock; }

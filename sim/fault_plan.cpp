@@ -568,6 +568,35 @@ struct Armed {
   bool fired = false;
 };
 
+// A fault ready to fire, with the text its trace line shows.
+struct Bound {
+  Fault fault;
+  std::string shown;
+};
+
+// Faults that come at one instant, in the plan's order.
+struct Group {
+  Duration at;
+  std::vector<Bound> faults;
+};
+
+void add_to_group(std::vector<Group>& groups, Duration at, Fault f, std::string shown) {
+  auto it = std::find_if(groups.begin(), groups.end(), [at](const Group& g) { return g.at == at; });
+  if (it == groups.end()) it = groups.insert(groups.end(), Group{at, {}});
+  it->faults.push_back(Bound{std::move(f), std::move(shown)});
+}
+
+// One timer for the group: its faults fire one after another, in order, at that instant.
+void schedule_group(World& world, Instant when, std::vector<Bound> faults) {
+  world.at(when, [&world, faults = std::move(faults)] {
+    for (const Bound& b : faults) fire(world, b.fault, b.shown);
+  });
+}
+
+// `here` bound to the node that reached the point; nullopt (traced as fault-skipped) when the
+// fault names `here` and no node reached it.
+std::optional<Bound> bind_here(World& world, Fault f, const std::string& text, Node* at);
+
 }  // namespace
 
 void FaultPlan::apply(World& world) const {
@@ -582,29 +611,58 @@ void FaultPlan::apply(World& world) const {
   for (const auto& n : world.nodes()) names.push_back(n->name());
   if (auto unknown = unknown_node(names)) throw FaultPlanError(*unknown);
   auto armed = std::make_shared<std::vector<Armed>>();
+  // Timed faults: one timer per instant, firing its faults in the order the plan writes them.
+  // A timer each would tie at that instant and the strategy would order them by the seed: `at 1s
+  // crash db; at 1s restart db` must leave db up, in every run.
+  std::vector<Group> timed;
   for (const Fault& f : faults) {
     if (f.triggered()) {
       armed->push_back(Armed{f, sim::to_string(f)});
       continue;
     }
     world.fault_settles_at(Instant::zero() + played_out(f));
-    world.at(Instant::zero() + f.at, [&world, f, text = sim::to_string(f)] { fire(world, f, text); });
+    add_to_group(timed, f.at, f, sim::to_string(f));
   }
+  for (Group& g : timed) schedule_group(world, Instant::zero() + g.at, std::move(g.faults));
   if (armed->empty()) return;
   world.add_point_observer([&world, armed](std::string_view point, Node* at) {
-    // Every fault this occurrence triggers, in plan order.
+    // Every fault this occurrence triggers, in plan order; those with the same delay share a
+    // timer, as timed faults at one instant do.
+    std::vector<Group> delayed;
     for (Armed& a : *armed) {
       const Trigger& t = a.fault.trigger;
       if (a.fired || t.point != point) continue;
       if (!t.node.empty() && (at == nullptr || at->name() != t.node)) continue;
       if (++a.seen != t.nth) continue;
       a.fired = true;
-      fire_triggered(world, a.fault, a.text, at);
+      std::optional<Bound> b = bind_here(world, a.fault, a.text, at);
+      if (!b) continue;
+      world.fault_settles_at(world.now() + played_out(b->fault));
+      if (b->fault.at == Duration::zero()) {
+        fire(world, b->fault, b->shown);
+      } else {
+        add_to_group(delayed, b->fault.at, b->fault, b->shown);
+      }
     }
+    for (Group& g : delayed) schedule_group(world, world.now() + g.at, std::move(g.faults));
   });
 }
 
 bool fire_triggered(World& world, Fault f, const std::string& text, Node* at) {
+  std::optional<Bound> b = bind_here(world, std::move(f), text, at);
+  if (!b) return false;
+  world.fault_settles_at(world.now() + played_out(b->fault));
+  if (b->fault.at == Duration::zero()) {
+    fire(world, b->fault, b->shown);
+  } else {
+    world.after(b->fault.at, [&world, bound = std::move(*b)] { fire(world, bound.fault, bound.shown); });
+  }
+  return true;
+}
+
+namespace {
+
+std::optional<Bound> bind_here(World& world, Fault f, const std::string& text, Node* at) {
   bool resolved = true;
   bool uses_here = false;
   auto here = [&](std::string& n) {
@@ -619,17 +677,13 @@ bool fire_triggered(World& world, Fault f, const std::string& text, Node* at) {
   for (std::string& n : f.side_b) here(n);
   if (!resolved) {
     world.trace_at(nullptr, "fault-skipped", {{"fault", text}, {"why", "no node reached the point"}});
-    return false;
+    return std::nullopt;
   }
-  world.fault_settles_at(world.now() + played_out(f));
-  const std::string shown = uses_here ? fmt::format("{} (here: {})", text, at->name()) : text;
-  if (f.at == Duration::zero()) {
-    fire(world, f, shown);
-  } else {
-    world.after(f.at, [&world, f, shown] { fire(world, f, shown); });
-  }
-  return true;
+  std::string shown = uses_here ? fmt::format("{} (here: {})", text, at->name()) : text;
+  return Bound{std::move(f), std::move(shown)};
 }
+
+}  // namespace
 
 void heal_everything(World& world) {
   world.network().heal();

@@ -85,9 +85,9 @@ expect 2 "--seeds" check --variant article_recipe --seeds 0
 v="--variant article_recipe"
 expect 2 "--seed: '-1' is not a seed (an integer 0..18446744073709551615)" run $v --seed -1
 expect 2 "--seed: 18446744073709551616 is out of range (0..18446744073709551615)" run $v --seed 18446744073709551616
-expect 2 "--seed: '' is not a seed" run $v --seed ''
-expect 2 "--buyers: '' is not a number (an integer 0..100000)" run $v --buyers ''
-expect 2 "--stock: '' is not a number (an integer 0..1000000)" run $v --stock ''
+expect 2 "--seed: an empty value (leave it out for its default, 1)" run $v --seed ''
+expect 2 "--buyers: an empty value (leave it out for its default, 20)" run $v --buyers ''
+expect 2 "--stock: an empty value (leave it out for its default, 5)" run $v --stock ''
 expect 2 "--stock: '+3' is not a number" run $v --stock +3
 expect 2 "--apps: '2x' is not a number" run $v --apps 2x
 expect 2 "--jobs: '-1' is not a number (an integer 1..256)" check $v --jobs -1
@@ -114,7 +114,7 @@ expect 2 "a link from 'db' to itself carries no messages" run $v --faults 'at 1s
 expect 2 "a link from 'app-1' to itself carries no messages" run $v --faults 'at 1s delay-next app-1 -> app-1 by 1s'
 expect 2 "',db' has an empty node name" run $v --faults 'at 1s partition ,db | app-1'
 expect 2 "the clock jumps on 'db' add up to more than 87600h" run $v --faults "$(for i in $(seq 130); do printf 'at 1s clock-jump db -720h; '; done)"
-expect 2 "--faults: empty" run $v --faults ''
+expect 2 "--faults: an empty value (leave it out for its default, none)" run $v --faults ''
 expect 2 "--faults: the plan has no faults (use 'none' for no faults)" run $v --faults '# nothing'
 expect 2 "--variants: ',' has an empty name" compare --variants ,
 expect 2 "--variants: 'article_recipe,,db_for_update' has an empty name" compare --variants article_recipe,,db_for_update
@@ -388,6 +388,110 @@ if [ "$row" != "$(printf 'db_conditional_update - - 2 -\nredis_lock_conditional 
 row=$("$oversim" compare --variants db_decrement_mysql57 --faults none --seeds 2 --properties no_oversell,check_constraint_fired 2>/dev/null | awk '$2 == "none" {print $3, $4}')
 if [ "$row" != "2 ." ]; then echo "FAIL: compare --properties no_oversell,check_constraint_fired on db_decrement_mysql57: '$row'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 expect 2 "--properties: unknown property 'nope'" compare --properties nope
+
+# Bad input that passes (issue 29): an empty value is bad input, never "not given".
+expect 2 "--properties: an empty value (leave it out instead)" check $v --properties ''
+expect 2 "--json: an empty value (leave it out instead)" check $v --json ''
+expect 2 "--require: an empty value (leave it out instead)" check $v --require ''
+expect 2 "--latency: an empty value (leave it out instead)" run $v --latency ''
+expect 2 "--variants: an empty value (leave it out for its default, all)" compare --variants ''
+expect 2 "--points: an empty value (leave it out for its default, all)" explore --variant redis_lock_conditional --points ''
+expect 2 "--variant: an empty value (it needs one)" run --variant ''
+expect 2 "list what: an empty value (leave it out instead)" list ''
+expect 2 "help command: an empty value (leave it out instead)" help ''
+
+# A result file is replaced whole at the end, never emptied first: bad input, or a sweep
+# interrupted with SIGINT or SIGTERM, leaves the previous result as it was.
+results=$(mktemp -d)
+"$oversim" check --variant db_conditional_update --seeds 3 --json "$results/r.json" >/dev/null 2>&1
+before=$(cksum < "$results/r.json")
+expect 2 "--seeds: 0 is out of range" check --variant db_conditional_update --seeds 0 --json "$results/r.json"
+expect 2 "--variant: unknown variant 'nope'" explore --variant nope --json "$results/r.json"
+timeout -s INT 1 "$oversim" check --variant redis_lock_conditional --faults gc-pause --seeds 3000 --json "$results/r.json" >/dev/null 2>&1; int_status=$?
+timeout -s TERM 1 "$oversim" check --variant redis_lock_conditional --faults gc-pause --seeds 3000 --json "$results/r.json" >/dev/null 2>&1; term_status=$?
+if [ "$int_status" != 124 ] || [ "$term_status" != 124 ] || [ "$(cksum < "$results/r.json")" != "$before" ] || ! jq -e '.verdict.executions == 3' "$results/r.json" >/dev/null \
+  || [ "$(ls -A "$results")" != r.json ]; then
+  echo "FAIL: the previous --json result did not survive bad input and interrupts (SIGINT exit $int_status, SIGTERM exit $term_status): $(ls -A "$results")"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+expect 2 "--json: cannot write '$results': it is a directory" check --variant db_conditional_update --seeds 1 --json "$results"
+expect 2 "--json: cannot write '$results/none/r.json': no directory '$results/none'" check --variant db_conditional_update --seeds 1 --json "$results/none/r.json"
+rm -rf "$results"
+
+# The header is flushed before the sweep: a `check | cat` killed mid-sweep still shows what ran.
+out=$(timeout -s KILL 3 "$oversim" check --variant redis_lock_conditional --faults gc-pause --seeds 3000 2>/dev/null | cat)
+if ! printf '%s\n' "$out" | head -1 | grep -q '^oversim check: variant redis_lock_conditional, faults gc-pause' || ! printf '%s\n' "$out" | grep -q '^asserting: '; then
+  echo "FAIL: check killed mid-sweep left no header on its pipe: '$out'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+out=$(timeout -s KILL 8 "$oversim" compare --seeds 300 2>/dev/null | cat)
+if ! printf '%s\n' "$out" | grep -q '^variant  *faults  *oversell'; then
+  echo "FAIL: compare killed mid-sweep left no table header on its pipe: '$out'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+
+# A fault on an unknown point, or on one no sale of the design reaches, is refused before the run
+# (it would never happen); a point the design's own code may not reach is a note, not a refusal.
+expect 2 "waits on an unknown fault point 'after_raed' (did you mean after_read? points: after_acquire, after_read," run $v --faults 'on after_raed pause app-1 for 1s'
+expect 2 "waits on during_acquire, which only the RedLock client marks (the redlock service); db_conditional_update builds no redlock service (it uses the database only): the fault would never happen" run --variant db_conditional_update --faults 'on during_acquire pause here for 1s'
+expect 2 "waits on after_acquire, which the lock steps mark while a buyer holds a lock; read_modify_write has no lock service" check --variant read_modify_write --faults 'on after_acquire pause here for 1s' --seeds 2
+expect 2 "waits on write_unreplicated, which only the Redis primary marks (the redis service); zk_lock_conditional builds no redis service (its services: zookeeper)" run --variant zk_lock_conditional --faults 'on write_unreplicated crash here'
+expect 2 "never in this deployment (--redis-replicas 0: a standalone Redis has no replica" run --variant redis_lock_conditional --redis-replicas 0 --faults 'on write_unreplicated crash here'
+expect 2 "waits on after_read in db, but only the app nodes (app-1, app-2) reach after_read" run --variant redis_lock_conditional --faults 'on after_read in db crash db'
+expect 2 "--points: during_acquire, which only the RedLock client marks" explore --variant redis_lock_conditional --points during_acquire
+expect 2 "--faults: fault 'on during_acquire pause here for 1s' waits on during_acquire" compare --variants redlock_conditional,db_for_update --faults 'on during_acquire pause here for 1s' --seeds 1
+note=$("$oversim" run --variant db_conditional_update --faults 'on after_read pause here for 1s' --trace none 2>&1 >/dev/null); status=$?
+if [ "$status" != 0 ] || ! printf '%s\n' "$note" | grep -q "^oversim: --faults: 'on after_read pause here for 1s': a faultless run of db_conditional_update (seed 1) never reaches after_read while faults can strike"; then
+  echo "FAIL: a point the design's sale never reached was not noted (exit $status): $note"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+note=$("$oversim" check --variant db_conditional_update --faults 'on 30th before_write pause here for 1s' --seeds 2 2>&1 >/dev/null)
+if ! printf '%s\n' "$note" | grep -q "reaches before_write only 20 times while faults can strike, never a 30th"; then
+  echo "FAIL: an occurrence past what a faultless sale reaches was not noted: $note"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+if "$oversim" run --variant read_modify_write --faults 'on after_read pause here for 1s' --trace none 2>&1 >/dev/null | grep -q 'a faultless run'; then
+  echo "FAIL: a point the sale reaches was noted as unreached"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+
+# A flag that changes nothing for the chosen design or command is named on stderr, one line each
+# (the run is the same: the hash with and without the flag).
+notes_of() { "$oversim" "$@" 2>&1 >/dev/null | grep 'it changes nothing here'; }
+expect_note() {  # expect_note "<expected lines, ';' separated>" <args...>
+  local want="$1"
+  shift
+  local got
+  got=$(notes_of "$@" | tr '\n' ';' | sed 's/;$//')
+  if [ "$got" != "$want" ]; then echo "FAIL: oversim $*: notes '$got', expected '$want'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+}
+expect_note "oversim: --masters sets the redlock service, which redis_lock_conditional does not use (services: redis): it changes nothing here" \
+  run --variant redis_lock_conditional --masters 3 --trace none
+expect_note "oversim: --zk-servers sets the zookeeper service, which db_conditional_update does not use (the database only): it changes nothing here" \
+  check --variant db_conditional_update --zk-servers 5 --seeds 1
+expect_note "oversim: --lock-ttl sets a lock service, which db_for_update does not use (the database only): it changes nothing here;oversim: --persistence sets the redis or redlock service, which db_for_update does not use (the database only): it changes nothing here" \
+  run --variant db_for_update --lock-ttl 2s --persistence always --trace none
+expect_note "oversim: --optimistic-retries is how often a version check tries again after a conflict; article_recipe writes the stock with no version check: it changes nothing here" \
+  run --variant article_recipe --optimistic-retries 5 --trace none
+expect_note "" run --variant db_optimistic_version --optimistic-retries 5 --trace none
+expect_note "oversim: --poisson-mean sets the gaps of poisson arrivals; with --arrival burst the arrivals spread over --burst-window: it changes nothing here;oversim: --backoff spaces a buyer's clicks again; with --patience 0 each buyer clicks once: it changes nothing here" \
+  run --variant db_conditional_update --poisson-mean 5ms --patience 0 --backoff 1s --trace none
+expect_note "oversim: --replication-lag delays the Redis replica's copy; with --redis-replicas 0 there is no replica: it changes nothing here" \
+  run --variant redis_lock_conditional --redis-replicas 0 --replication-lag 50ms --trace none
+expect_note "oversim: --faults: 'at 1s clock-jump db +0' jumps the clock by 0: it changes nothing here" run $v --faults 'at 1s clock-jump db +0s' --trace none
+expect_note "oversim: --seeds is for the sweeps of --prove; lint without it runs nothing: it changes nothing here" lint --variant article_recipe --seeds 5
+expect_note "" compare --variants redis_lock_conditional,redlock_conditional --faults none --seeds 1 --masters 3
+# ... but a flag whose quantity the faults scale by is used, lock service or not.
+expect_note "" run --variant db_conditional_update --faults gc-pause --lock-ttl 2s --trace none
+expect_note "" run --variant db_conditional_update --faults 'on before_write pause here for 2x lock-ttl' --lock-ttl 2s --trace none
+expect_note "" explore --variant db_conditional_update --lock-ttl 2s
+a=$("$oversim" run --variant redis_lock_conditional --seed 3 --trace none 2>/dev/null | sed -n 's/.*trace hash \([0-9a-f]*\).*/\1/p')
+b=$("$oversim" run --variant redis_lock_conditional --seed 3 --masters 3 --zk-servers 5 --trace none 2>/dev/null | sed -n 's/.*trace hash \([0-9a-f]*\).*/\1/p')
+if [ -z "$a" ] || [ "$a" != "$b" ]; then echo "FAIL: flags noted as changing nothing changed the run: $a vs $b"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+
+# A request past the cost limits (2h of CPU, 4 GiB of memory; docs/guide.md#limits) is refused
+# before anything runs, unless --force; a large one under them says what it will cost.
+expect 2 "past the limit of 2.0h of CPU (docs/guide.md#limits)" compare --seeds 100000
+expect 2 "past the limit of 2.0h of CPU (docs/guide.md#limits); ask for less, or add --force to run it anyway" check --variant redis_lock_conditional --faults gc-pause --seeds 1000000
+expect 2 "(the costliest: 100000 buyers on redis_lock_conditional): past the limit of 4.0 GiB of memory" run --variant redis_lock_conditional --buyers 100000 --trace none
+expect 2 "(the costliest: 20 buyers on zk_lock_conditional, 700.0h of virtual time after the sale): past the limit of 4.0 GiB of memory" run --variant zk_lock_conditional --faults 'at 700h crash db; at 700h restart db' --horizon 720h
+expect 0 - run --variant db_conditional_update --faults 'at 700h crash db; at 700h restart db' --horizon 720h --trace none
+err=$("$oversim" run --variant redis_lock_conditional --buyers 100000 --trace none --force --horizon 1s --faults 'at 2s crash db' 2>&1 >/dev/null); status=$?
+if [ "$status" != 2 ] || ! printf '%s\n' "$err" | head -1 | grep -q 'past the limit of 4.0 GiB of memory, run anyway (--force)$' || ! printf '%s\n' "$err" | grep -q "comes at or after the run's horizon"; then
+  echo "FAIL: --force did not take the request past the memory limit to the command's own checks (exit $status): $err"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+err=$(timeout -s KILL 3 "$oversim" check --variant db_conditional_update --seeds 1000000 2>&1 >/dev/null)
+if ! printf '%s\n' "$err" | grep -q '^oversim: estimate: about [0-9]*m of CPU ([0-9]*m wall with 2 jobs) and up to [0-9]* MiB of memory for 1000000 runs (the costliest: 20 buyers on db_conditional_update)$'; then
+  echo "FAIL: a long check under the limits did not print its estimate first: $err"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+if "$oversim" compare --seeds 1 --variants db_conditional_update --faults none 2>&1 >/dev/null | grep -q estimate; then
+  echo "FAIL: a small compare printed an estimate"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "properties/checker.h"
+#include "protocols/profiles.h"
+#include "protocols/registry.h"
 #include "protocols/steps.h"
 
 namespace oversim {
@@ -338,6 +340,40 @@ TEST(FaultPoints, ACombinationSuffersEachOfItsFaults) {
   EXPECT_FALSE(protocols::is_profile("gc-pause+chaos"));
   EXPECT_FALSE(protocols::is_profile("gc-pause+"));
   EXPECT_TRUE(protocols::is_profile("retries+clock-jump"));
+}
+
+// The points a design is refused for are exactly the service and lock points its faultless sale
+// never reaches: the declarations (ServiceKind::points, the lock steps) say what the models do.
+// The database client's points are not declared per design and are never refused.
+TEST(FaultPoints, AServiceOrLockPointIsRefusedExactlyWhenNoSaleOfTheDesignReachesIt) {
+  for (const protocols::Design* d : protocols::designs()) {
+    for (int replicas : {0, 1}) {
+      Scenario s;
+      s.design = d->name;
+      s.workload.redis_replicas = replicas;
+      const protocols::Probe probe = protocols::probe(s);
+      for (const protocols::FaultPoint& p : protocols::fault_point_table()) {
+        const auto it = probe.open_points.find(p.name);
+        const bool reached = it != probe.open_points.end() && it->second > 0;
+        const std::optional<std::string> refused = protocols::point_unreachable(p.name, "", *d, s.workload);
+        if (p.service.empty()) {
+          EXPECT_FALSE(refused) << d->name << " " << p.name << ": " << *refused;
+          continue;
+        }
+        EXPECT_EQ(reached, !refused) << d->name << " with " << replicas << " replica(s), " << p.name << ": " << refused.value_or("not refused");
+      }
+    }
+  }
+  // Refused before the run, naming what marks the point and what the design builds.
+  Scenario db = with_plan("db_conditional_update", "on during_acquire pause here for 1s");
+  EXPECT_EQ(protocols::scenario_problem(db, *protocols::find_design("db_conditional_update")),
+            std::optional<std::string>("fault 'on during_acquire pause here for 1s' waits on during_acquire, which only the RedLock client marks (the "
+                                       "redlock service); db_conditional_update builds no redlock service (it uses the database only): the fault would "
+                                       "never happen"));
+  Scenario typo = with_plan("redis_lock_conditional", "on befor_commit crash here");
+  EXPECT_NE(protocols::scenario_problem(typo, *protocols::find_design("redis_lock_conditional")).value_or("").find("unknown fault point 'befor_commit' (did you mean before_commit? "),
+            std::string::npos);
+  EXPECT_EQ(protocols::closest_fault_point("lunch"), std::nullopt);
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ std::optional<std::string> RedisService::takeover() const {
 }
 
 ServiceKind RedisService::kind_entry() {
-  return ServiceKind{
+  ServiceKind k{
       "redis", "a Redis primary (redis-1) with a replica (redis-2; --redis-replicas) and a Sentinel (sentinel; sentinel-1..N with --sentinels N)",
       [](const Workload& w) { return redis::RedisDeployment::node_names(config(w)); },
       [](const Workload& w) {
@@ -102,6 +102,19 @@ ServiceKind RedisService::kind_entry() {
         }
         return std::nullopt;
       }};
+  k.points = {ServicePoint{"write_unreplicated", "the primary answered a write its replica lacks, and only that one", "the Redis primary",
+                           [](const Workload& w) -> std::optional<std::string> {
+                             if (w.redis_replicas > 0) return std::nullopt;
+                             return std::string("--redis-replicas 0: a standalone Redis has no replica for a write to be missing from");
+                           },
+                           [](const Workload& w) {
+                             std::vector<std::string> servers;  // the primary and its replicas (one may be promoted), not the sentinels
+                             for (const std::string& n : redis::RedisDeployment::node_names(config(w))) {
+                               if (n.rfind("redis-", 0) == 0) servers.push_back(n);
+                             }
+                             return servers;
+                           }}};
+  return k;
 }
 
 }  // namespace oversim::protocols

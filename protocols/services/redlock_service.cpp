@@ -31,7 +31,7 @@ void RedLockService::loads(std::vector<NodeLoad>& out) const {
 }
 
 ServiceKind RedLockService::kind_entry() {
-  return ServiceKind{
+  ServiceKind k{
       "redlock", "N independent Redis masters (redlock-1..redlock-N, --masters) for the RedLock algorithm",
       [](const Workload& w) { return redlock::RedLockDeployment::node_names(config(w)); },
       [](const Workload& w) {
@@ -46,6 +46,8 @@ ServiceKind RedLockService::kind_entry() {
         return r;
       },
       [](sim::World& world, const Workload& w) -> std::unique_ptr<Service> { return std::make_unique<RedLockService>(world, w); }};
+  k.points = {ServicePoint{"during_acquire", "the client acquiring the lock has heard from one master (between masters)", "the RedLock client"}};
+  return k;
 }
 
 }  // namespace oversim::protocols
