@@ -28,6 +28,10 @@ struct LockBelief {
   sim::Instant lease_ends = sim::Instant::max();
   std::string node;  // the holder's app node
   std::string sku;   // the SKU the holder buys
+  // Renewals that succeeded (a watchdog's PEXPIRE that found the holder's token), by when each
+  // was sent: each extends the lease to then + ttl. Counted from the send, not the answer: the
+  // server applied it in between, so the lease it set cannot end earlier.
+  std::vector<sim::Instant> renewed;
 };
 
 struct OrderAck {

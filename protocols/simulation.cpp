@@ -167,7 +167,7 @@ size_t BuyContext::lock_acquired(const std::string& key, const std::string& toke
 
 size_t BuyContext::lock_acquired(const std::string& key, const std::string& token, Duration ttl, Instant lease_ends) {
   History& h = sim_.history();
-  h.locks.push_back(LockBelief{key, holder(), token, world().now(), world().steps(), Instant::max(), ttl, lease_ends, app_.name(), sku});
+  h.locks.push_back(LockBelief{key, holder(), token, world().now(), world().steps(), Instant::max(), ttl, lease_ends, app_.name(), sku, {}});
   open_beliefs_.push_back(h.locks.size() - 1);
   note("lock-held", {{"key", key}, {"token", token}});
   return h.locks.size() - 1;
@@ -180,6 +180,15 @@ void BuyContext::lock_released(size_t belief) {
       LockBelief& b = sim_.history().locks[belief];
       b.released = world().now();
       note("lock-released", {{"key", b.key}, {"token", b.token}});
+      return;
+    }
+  }
+}
+
+void BuyContext::lease_renewed(size_t belief, Instant sent) {
+  for (size_t open : open_beliefs_) {
+    if (open == belief) {
+      sim_.history().locks[belief].renewed.push_back(sent);
       return;
     }
   }
