@@ -418,9 +418,8 @@ const std::vector<Property>& catalogue() {
       {"no_lost_update", Kind::always, Category::mechanism,
        "no committed read-then-write overwrote a stock change made after its read (a lost update)", no_lost_update},
       {"progress", Kind::eventually, Category::liveness,
-       "no undersell once faults have healed: no unit vanishes (initial = available + sold), and no unit stays unsold while the design turned away "
-       "(sold out, busy, error; heard, or unheard with no fault struck) a buyer of it who never bought; a buyer killed with its app node, turned "
-       "away by the gateway with no app up, or who heard nothing while a fault had struck, is not the design's",
+       "no undersell once faults heal: no unit vanishes (initial = available + sold), and none stays unsold while the design turned away a buyer "
+       "of it who never bought (not one killed with its node or left unanswered by a fault)",
        progress},
       {"lease_expired_while_held", Kind::sometimes, Category::coverage,
        "a client held a lock past its lease, counted from the acquisition or from the last renewal that succeeded before the lease ran out (a watchdog's)",
