@@ -207,30 +207,110 @@ std::optional<std::string> no_lost_order(const Simulation& s) {
   return std::nullopt;
 }
 
+// When the design turned this buyer away: its last answer was sold out, busy or an error from
+// the design (not the gateway's own failed, with no app node up); or it heard nothing, no fault
+// struck while its request was open, and every attempt of its last click ended in such a refusal
+// anyway (the design, slower than the gateway, said no after the gateway had stopped waiting).
+// nullopt when it was not turned away by the design: it bought; an attempt of its last click
+// died with its node, ended unknown or sold; or it heard nothing while a fault had struck.
+struct Refusal {
+  protocols::BuyResult said;
+  Instant at;
+};
+std::optional<Refusal> refused_by_design(const Simulation& s, const protocols::BuyerAnswer& a,
+                                         const std::multimap<std::string, const protocols::AttemptEnd*>& attempts) {
+  using protocols::BuyResult;
+  if (a.heard) {
+    if (*a.heard == BuyResult::sold || a.no_app) return std::nullopt;
+    return Refusal{*a.heard, a.answered};
+  }
+  std::optional<Refusal> last;
+  auto [from, to] = attempts.equal_range(a.request_id);
+  for (auto it = from; it != to; ++it) {
+    const protocols::AttemptEnd& e = *it->second;
+    if (!e.result || *e.result == BuyResult::sold || *e.result == BuyResult::unknown) return std::nullopt;
+    if (!last || e.at > last->at) last = Refusal{*e.result, e.at};
+  }
+  if (!last) return std::nullopt;
+  for (const sim::World::StruckFault& f : s.world().struck_faults()) {
+    if (f.at <= last->at && f.until >= a.arrived) return std::nullopt;  // its silence may be the fault's
+  }
+  return last;
+}
+
+// Undersell, judged at the end once faults have healed and the run has quiesced, per SKU:
+//  - a unit vanished: initial stock > available + committed orders (a unit taken from stock
+//    and never sold: its order lost, its decrement kept);
+//  - or units remain unsold (committed orders < initial stock) while the design turned away a
+//    buyer of that SKU who never bought (refused_by_design), at a moment the SKU's committed
+//    stock had not run out.
+// A buyer who heard nothing because its attempt died with its app node, ended unknown, or while
+// a fault had struck, is not the design's undersell, and neither is a buyer the gateway turned
+// away with no app node up; nor is stock left over when nobody who wanted it was refused (demand
+// below stock).
 std::optional<std::string> progress(const Simulation& s) {
   if (!s.history().quiesced()) return std::string("the run did not quiesce (stopped at its horizon or deadlocked)");
-  for (size_t i = 0; i < s.skus().size(); ++i) {
-    const std::string& sku = s.skus()[i];
-    // Buyers that want this sku (round robin, or as the skew drew them).
-    const int64_t demand = s.demand(i);
+  const auto orders = s.db().committed_orders();
+  const auto by_sku = orders_by_sku(orders);
+  std::set<std::pair<std::string, std::string>> bought;  // (user, sku) with a committed order
+  for (const auto& [id, o] : orders) bought.insert({o.user, o.sku});
+  std::multimap<std::string, const protocols::AttemptEnd*> attempts;
+  for (const auto& e : s.history().attempt_ends) attempts.emplace(e.request_id, &e);
+  for (const std::string& sku : s.skus()) {
+    const int64_t initial = s.initial_stock(sku);
     const auto row = s.db().committed_stock(sku);
     const int64_t available = row ? row->available : 0;
-    const int64_t initial = s.initial_stock(sku);
-    const int64_t should_sell = std::min(demand, initial);
-    if (initial - available < should_sell) {
-      return fmt::format("{}: {} of {} units left unsold with {} buyers wanting it (undersell)", sku, available, initial, demand);
+    auto it = by_sku.find(sku);
+    const auto sold = it == by_sku.end() ? 0 : static_cast<int64_t>(it->second.size());
+    if (available + sold < initial) {
+      return fmt::format("{}: {} unit(s) vanished, neither available nor sold: available {} + sold {} of an initial stock of {} (undersell)", sku,
+                         initial - available - sold, available, sold, initial);
+    }
+    if (sold >= initial) continue;
+    for (const protocols::BuyerAnswer& a : s.history().answers) {
+      if (a.sku != sku || bought.count({a.user, a.sku}) > 0) continue;
+      const std::optional<Refusal> refusal = refused_by_design(s, a, attempts);
+      if (!refusal || !s.history().stock_remained(sku, refusal->at)) continue;
+      const std::string said = a.heard ? fmt::format("buyer {} was told {} at {}", a.user, protocols::to_string(refusal->said), instant_text(refusal->at))
+                                       : fmt::format("the design answered buyer {} {} at {}, after the gateway had stopped waiting,", a.user,
+                                                     protocols::to_string(refusal->said), instant_text(refusal->at));
+      return fmt::format("{}: {} of {} units left unsold while {} with units left (undersell)", sku, initial - sold, initial, said);
     }
   }
   return std::nullopt;
 }
 
+// The lease a client reckoned it had runs out while it still believes it holds the lock. The
+// lease runs from the acquisition (or RedLock's validity) and each renewal that succeeded
+// extends it to when that renewal was sent + ttl (a watchdog): it is judged against the last
+// renewal before the release, and a renewal sent after the lease had already run out came too
+// late (the lease lapsed in between, whatever the server still had).
 std::optional<std::string> lease_expired_while_held(const Simulation& s) {
   for (const auto& l : s.history().locks) {
-    if (l.lease_ends != Instant::max() && l.released > l.lease_ends) {
-      return fmt::format("{} believed it held {} for longer than its {} lease{}", l.holder, l.key, sim::format_duration(l.ttl),
-                         l.lease_ends <= l.acquired ? fmt::format(" (the lease had run out {} before it took the lock)", sim::format_duration(l.acquired - l.lease_ends))
-                                                    : l.lease_ends != l.acquired + l.ttl ? fmt::format(" (it ended {} after the lock was taken)", sim::format_duration(l.lease_ends - l.acquired)) : "");
+    if (l.lease_ends == Instant::max()) continue;
+    Instant ends = l.lease_ends;
+    std::optional<Instant> last_renewal;
+    bool late = false;
+    for (const Instant renewal : l.renewed) {
+      if (renewal > ends) {
+        late = true;
+        break;
+      }
+      ends = std::max(ends, renewal + l.ttl);
+      last_renewal = renewal;
     }
+    if (!late && l.released <= ends) continue;
+    std::string why;
+    if (l.lease_ends <= l.acquired) {
+      why = fmt::format(" (the lease had run out {} before it took the lock)", sim::format_duration(l.acquired - l.lease_ends));
+    } else if (last_renewal) {
+      why = fmt::format(" (its last renewal, sent at {}, ran to {}{})", instant_text(*last_renewal), instant_text(ends), late ? "; the next was sent after that" : "");
+    } else if (late) {
+      why = fmt::format(" (it ran to {}; the first renewal was sent after that)", instant_text(ends));
+    } else if (l.lease_ends != l.acquired + l.ttl) {
+      why = fmt::format(" (it ended {} after the lock was taken)", sim::format_duration(l.lease_ends - l.acquired));
+    }
+    return fmt::format("{} believed it held {} for longer than its {} lease{}", l.holder, l.key, sim::format_duration(l.ttl), why);
   }
   return std::nullopt;
 }
@@ -337,9 +417,13 @@ const std::vector<Property>& catalogue() {
        nullptr, first_foreign_unlock},
       {"no_lost_update", Kind::always, Category::mechanism,
        "no committed read-then-write overwrote a stock change made after its read (a lost update)", no_lost_update},
-      {"progress", Kind::eventually, Category::liveness, "when demand >= stock and faults have healed, everything sells (no undersell)",
+      {"progress", Kind::eventually, Category::liveness,
+       "no undersell once faults heal: no unit vanishes (initial = available + sold), and none stays unsold while the design turned away a buyer "
+       "of it who never bought (not one killed with its node or left unanswered by a fault)",
        progress},
-      {"lease_expired_while_held", Kind::sometimes, Category::coverage, "a client held a lock past its lease", lease_expired_while_held, nullptr,
+      {"lease_expired_while_held", Kind::sometimes, Category::coverage,
+       "a client held a lock past its lease, counted from the acquisition or from the last renewal that succeeded before the lease ran out (a watchdog's)",
+       lease_expired_while_held, nullptr,
        true},
       {"fault_hit_held_lock", Kind::sometimes, Category::coverage,
        "a fault struck the holder's node or the lock service while a client believed it held a lock and units of its SKU remained",

@@ -28,6 +28,10 @@ struct LockBelief {
   sim::Instant lease_ends = sim::Instant::max();
   std::string node;  // the holder's app node
   std::string sku;   // the SKU the holder buys
+  // Renewals that succeeded (a watchdog's PEXPIRE that found the holder's token), by when each
+  // was sent: each extends the lease to then + ttl. Counted from the send, not the answer: the
+  // server applied it in between, so the lease it set cannot end earlier.
+  std::vector<sim::Instant> renewed;
 };
 
 struct OrderAck {
@@ -50,6 +54,16 @@ struct BuyerAnswer {
   std::optional<BuyResult> heard;  // sold, sold_out, busy or failed; nullopt: heard nothing
   sim::Instant arrived;
   sim::Instant answered;           // when it heard its last answer, or stopped waiting
+  std::string request_id;          // its last click's request ("r3", "r3-c2")
+  bool no_app = false;             // `heard` is the gateway's own failed: no app node was up
+};
+
+// How one attempt (one copy of a request sent to an app node) ended, heard or not: the design's
+// result, or nullopt when it died with its node.
+struct AttemptEnd {
+  std::string request_id;
+  std::optional<BuyResult> result;
+  sim::Instant at;
 };
 
 struct History {
@@ -59,6 +73,7 @@ struct History {
   std::map<BuyResult, int64_t> results;
   std::vector<sim::Duration> order_latencies;  // request arrival to acknowledgement
   std::vector<BuyerAnswer> answers;            // one per buyer, in the order they ended
+  std::vector<AttemptEnd> attempt_ends;        // every attempt, in the order they ended
   std::vector<sim::Duration> lock_waits;       // asking for a lock to holding it or giving up
   // The sale in committed state, true time: the first and the last order committed, and when
   // each SKU's committed stock first reached 0 (absent: units of it remained to the end).

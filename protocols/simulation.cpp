@@ -168,7 +168,7 @@ size_t BuyContext::lock_acquired(const std::string& key, const std::string& toke
 
 size_t BuyContext::lock_acquired(const std::string& key, const std::string& token, Duration ttl, Instant lease_ends) {
   History& h = sim_.history();
-  h.locks.push_back(LockBelief{key, holder(), token, world().now(), world().steps(), Instant::max(), ttl, lease_ends, app_.name(), sku});
+  h.locks.push_back(LockBelief{key, holder(), token, world().now(), world().steps(), Instant::max(), ttl, lease_ends, app_.name(), sku, {}});
   open_beliefs_.push_back(h.locks.size() - 1);
   note("lock-held", {{"key", key}, {"token", token}});
   return h.locks.size() - 1;
@@ -181,6 +181,15 @@ void BuyContext::lock_released(size_t belief) {
       LockBelief& b = sim_.history().locks[belief];
       b.released = world().now();
       note("lock-released", {{"key", b.key}, {"token", b.token}});
+      return;
+    }
+  }
+}
+
+void BuyContext::lease_renewed(size_t belief, Instant sent) {
+  for (size_t open : open_beliefs_) {
+    if (open == belief) {
+      sim_.history().locks[belief].renewed.push_back(sent);
       return;
     }
   }
@@ -464,8 +473,11 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
   world_->spawn_in_group(nullptr, name, [=, this, running = std::make_shared<Running>(*this)] {
     sim::sleep_until(arrival);
     // One click: the gateway's attempt series for it, and the answer the buyer heard (nothing
-    // when every attempt ended unknown or outlasted the gateway).
+    // when every attempt ended unknown or outlasted the gateway). `no_app`: the gateway answered
+    // failed itself, with no app node up.
+    bool no_app = false;
     auto click = [&](int first_attempt, const std::string& req) -> std::optional<BuyResult> {
+      no_app = false;
       auto gateway = std::make_shared<Gateway>();
       struct StopsListening {
         Gateway& g;
@@ -479,6 +491,7 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
         if (!apps_[app_index]->up()) {
           history_.count("gateway.no-app");
           ++history_.results[BuyResult::failed];
+          no_app = true;
           return BuyResult::failed;
         }
         sim::Node& app = *apps_[app_index];
@@ -490,12 +503,17 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
           struct Ends {
             History& h;
             sim::Node& node;
+            const std::string& request_id;
+            sim::World& world;
             bool ended = false;
             ~Ends() {
               // Unwound with its node down: it died with it (not a run stopped at its horizon).
-              if (!ended && !node.up()) h.count("attempt.died-with-node");
+              if (!ended && !node.up()) {
+                h.count("attempt.died-with-node");
+                h.attempt_ends.push_back(AttemptEnd{request_id, std::nullopt, world.now()});
+              }
             }
-          } ends{history_, app};
+          } ends{history_, app, req, *world_};
           // Which SKU this fiber buys, while a probe tracks the selling window (track_window).
           struct Tagged {
             Simulation& s;
@@ -513,6 +531,7 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
           const BuyResult r = design_.buy(ctx);
           ends.ended = true;
           ++history_.results[r];
+          history_.attempt_ends.push_back(AttemptEnd{req, r, world_->now()});
           // The answer travels back through the gateway; the buyer hears only the first
           // definite one, and only while the request is still open.
           const bool heard = r != BuyResult::unknown && !gateway->answer && gateway->listening;
@@ -539,7 +558,7 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
       const std::string req = n == 0 ? request : fmt::format("{}-c{}", request, n + 1);
       const std::optional<BuyResult> heard = click(second_click ? 101 : 1, req);
       if (second_click) return;
-      auto ends = [&] { history_.answers.push_back(BuyerAnswer{user, sku, heard, arrival, world_->now()}); };
+      auto ends = [&] { history_.answers.push_back(BuyerAnswer{user, sku, heard, arrival, world_->now(), req, no_app}); };
       if (heard == BuyResult::sold || heard == BuyResult::sold_out) {
         history_.count(heard == BuyResult::sold ? "buyer.bought" : "buyer.told-sold-out");
         ends();

@@ -167,6 +167,8 @@ class BuyContext {
   // `lease_ends`, which may be now or earlier.
   size_t lock_acquired(const std::string& key, const std::string& token, Duration ttl, Instant lease_ends);
   void lock_released(size_t belief);
+  // A renewal of the lease, sent at `sent`, succeeded while the client still held the lock.
+  void lease_renewed(size_t belief, Instant sent);
   void count(const std::string& counter, int64_t n = 1);
   void note(const std::string& kind, std::vector<sim::TraceField> fields = {});
 

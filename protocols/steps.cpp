@@ -145,6 +145,8 @@ void count_zk(BuyContext& ctx, const zookeeper::LockStats& before, const zookeep
   ctx.count("lock.wakeups", static_cast<int64_t>(after.wakeups - before.wakeups));
   ctx.count("zk.getChildren", static_cast<int64_t>(after.get_children - before.get_children));
   ctx.count("zk.lost-create-cleaned", static_cast<int64_t>(after.lost_creates_cleaned - before.lost_creates_cleaned));
+  ctx.count("zk.lost-create", static_cast<int64_t>(after.lost_creates - before.lost_creates));
+  ctx.count("zk.lock-node-gone", static_cast<int64_t>(after.nodes_lost - before.nodes_lost));
 }
 }  // namespace
 

@@ -62,6 +62,57 @@ TEST(Classics, TheSamePauseUnderTheConditionalDecrementSellsOnceWhileTheLockVisi
   EXPECT_EQ(r.orders, 1);
 }
 
+// Successful renewals of the lock's lease (the watchdog's PEXPIRE that found its token).
+int renewals(const RunResult& r) {
+  int n = 0;
+  for (const auto& e : r.events) {
+    bool renew = false, ok = false;
+    for (const auto& f : e.fields) {
+      renew = renew || (f.key == "cmd" && f.value.rfind("EVAL pexpire_if_equals", 0) == 0);
+      ok = ok || (f.key == "reply" && f.value == "(integer) 1");
+    }
+    n += renew && ok ? 1 : 0;
+  }
+  return n;
+}
+
+// The watchdog renews the 500ms lease every third of it while a 1.5s call runs: the holder works
+// three times its TTL and its lease never runs out, so nobody else gets the lock. The property
+// once judged expiry against the acquisition alone and said the lease had expired while held.
+// oversim run --variant redis_lock_watchdog --seed 1 --buyers 2 --stock 1 --remote-call 1500ms --gateway-timeout 15s
+TEST(Classics, AWatchdogKeepsTheLeaseAliveThroughACallLongerThanTheTtl) {
+  Scenario s = scenario("redis_lock_watchdog", 1, "", 2, 1, 2);
+  s.workload.remote_call = 1500_ms;
+  s.workload.remote_call_high = 1500_ms;
+  s.workload.gateway_timeout = 15_s;
+  const RunResult r = properties::run_checked(s);
+  EXPECT_GE(renewals(r), 8);  // the holder's lease was renewed all along its call
+  EXPECT_FALSE(r.result("lease_expired_while_held").reached) << r.result("lease_expired_while_held").note;
+  EXPECT_FALSE(r.result("lock_mutual_exclusion").violated);
+  EXPECT_FALSE(r.result("no_oversell").violated);
+  EXPECT_EQ(r.orders, 1);
+}
+
+// The same call, then a GC pause of twice the TTL before the write: the watchdog pauses with its
+// process, the lease runs out 500ms after its last renewal, the second buyer takes the lock, and
+// the holder resumes to write its stale read.
+// oversim run --variant redis_lock_watchdog --seed 1 --buyers 2 --stock 1 --remote-call 1500ms --gateway-timeout 15s
+//   --faults 'on before_write pause here for 2x lock-ttl'
+TEST(Classics, AWatchdogPausedWithItsProcessLetsTheLeaseRunOutAfterItsLastRenewal) {
+  Scenario s = scenario("redis_lock_watchdog", 1, "on before_write pause here for 2x lock-ttl", 2, 1, 2);
+  s.workload.remote_call = 1500_ms;
+  s.workload.remote_call_high = 1500_ms;
+  s.workload.gateway_timeout = 15_s;
+  const RunResult r = properties::run_checked(s);
+  EXPECT_GE(renewals(r), 8);
+  ASSERT_TRUE(r.result("lease_expired_while_held").reached);
+  EXPECT_EQ(r.result("lease_expired_while_held").note,
+            "r1#1 believed it held lock:stock:sku1 for longer than its 500ms lease (its last renewal, sent at 1.338731s, ran to 1.838731s)");
+  ASSERT_TRUE(r.result("lock_mutual_exclusion").violated);
+  EXPECT_GT(r.result("lock_mutual_exclusion").violation->at, sim::Instant::zero() + 1838731_us);  // after the lease ran out
+  EXPECT_TRUE(r.result("no_oversell").violated);
+}
+
 Scenario failover_scenario(sim::Duration replication_lag) {
   // Long critical sections (1.5s under a 5s lease) so the holder is still working when the
   // replica takes over; the crash comes 350ms after the lock was set.

@@ -221,5 +221,58 @@ TEST(ZooKeeperStories, ABuyerThatGivesUpAfterALostCreateLeavesNoNodeBehind) {
   EXPECT_FALSE(r.result("lock_mutual_exclusion").violated);
 }
 
+
+// The leader crashes as the lone buyer makes the lock's parent: the create of the parent and the
+// create of its node that follows both lose their answers. Protected mode then lists the
+// children to find the node the lost create may have made, and the parent is not there (NoNode).
+// Curator takes NoNode for "nothing of ours" (findProtectedNodeInForeground) and creates again,
+// parent first, once the new leader serves. The model once took it for a failed look and listed
+// the missing parent again and again until the lock's wait ran out: 1,662 requests, no create,
+// the unit unsold.
+// oversim run --variant zk_lock_conditional --seed 1 --buyers 1 --stock 1 --lock-wait 10s --gateway-timeout 15s
+//   --faults 'at 2500us crash zk-3'
+TEST(ZooKeeperStories, ALeaderCrashThatLosesTheFirstCreateStillLetsALoneBuyerBuy) {
+  for (const char* design : {"zk_lock_conditional", "zk_lock_fenced", "zk_herd_lock"}) {
+    SCOPED_TRACE(design);
+    Scenario s = sale(design, "at 2500us crash zk-3");
+    s.workload.buyers = 1;
+    const RunResult r = properties::run_checked(s);
+    EXPECT_GT(counter(r, "zk.lost-create"), 0) << "no create lost its answer: the story tested nothing";
+    const auto elected = first(r, "zk-role", "", "established", "quorum synced");
+    const auto held = first(r, "lock-held", "", "buyer", "r1#1");
+    ASSERT_TRUE(elected && held);
+    EXPECT_GT(*held, *elected);  // the node was made under the new leader
+    EXPECT_EQ(r.orders, 1);
+    EXPECT_EQ(counter(r, "lock.gave-up"), 0);
+    EXPECT_LE(counter(r, "lock.requests"), 12);  // a handful, not a spin
+    EXPECT_FALSE(r.result("progress").violated);
+  }
+}
+
+// A waiter's process pauses for twice its session timeout while another buyer holds the lock
+// for 1.5s: the leader expires the waiter's session and deletes its node. When it resumes, its
+// client learns the session is gone (LOST) and opens a new one; Curator's next look finds the
+// node missing from the children (NoNode from validateOurIndex), and attemptLock creates a new
+// node and waits again. The model once gave up at once (told busy) with 8.5s of its wait left.
+// oversim run --variant zk_lock_conditional --seed 1 --buyers 2 --stock 2 --remote-call 1500ms --lock-wait 10s
+//   --gateway-timeout 15s --faults 'at 100ms pause app-2 for 1s'
+TEST(ZooKeeperStories, AWaiterWhoseNodeWentWithItsSessionCreatesANewNodeAndWaitsAgain) {
+  for (const char* design : {"zk_lock_conditional", "zk_lock_fenced", "zk_herd_lock"}) {
+    SCOPED_TRACE(design);
+    Scenario s = sale(design, "at 100ms pause app-2 for 1s");
+    s.workload.stock = 2;
+    s.workload.remote_call = 1500_ms;
+    s.workload.remote_call_high = 1500_ms;
+    const RunResult r = properties::run_checked(s);
+    const auto expired = first(r, "zk-session", "", "expired", "closeSession proposed");
+    const auto lost = first(r, "zk-client", "app-2", "state", "LOST");
+    ASSERT_TRUE(expired && lost) << "the waiter's session did not expire: the story tested nothing";
+    EXPECT_EQ(counter(r, "zk.lock-node-gone"), 1);
+    EXPECT_EQ(counter(r, "lock.gave-up"), 0);
+    EXPECT_EQ(r.orders, 2);
+    EXPECT_FALSE(r.result("lock_mutual_exclusion").violated);
+  }
+}
+
 }  // namespace
 }  // namespace oversim

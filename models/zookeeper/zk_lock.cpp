@@ -17,6 +17,13 @@ std::optional<LockNode> ZkLock::find_ours(Instant deadline, bool& looked) {
   // Protection: the create's answer was lost; the node it may have made carries our guid.
   looked = false;
   Result r = call(Op::get_children(lock_path_), deadline);
+  // No parent, no node of ours: Curator's findProtectedNodeInForeground ignores NoNode and
+  // creates again (the create then makes the parent). Taken for a failed look, it listed the
+  // missing parent until the lock's wait ran out, and never created again.
+  if (r.code == Code::no_node) {
+    looked = true;
+    return std::nullopt;
+  }
   if (!r.ok()) return std::nullopt;
   looked = true;
   for (const std::string& child : r.children.names()) {
@@ -29,6 +36,24 @@ std::optional<LockNode> ZkLock::find_ours(Instant deadline, bool& looked) {
 }
 
 std::optional<LockNode> ZkLock::acquire(Instant deadline) {
+  // Curator's attemptLock: create the node, then wait in internalLockLoop; when the node turns
+  // out to be gone (NoNode), create a new one and wait again, as its retry policy allows (here:
+  // until the lock's wait has run out).
+  bool tried = false;
+  bool made_parent = false;
+  for (;;) {
+    std::optional<LockNode> ours = create_node(deadline, tried, made_parent);
+    if (!ours) return std::nullopt;
+    bool gone = false;
+    std::optional<LockNode> held = wait_lowest(*ours, deadline, gone);
+    if (held || !gone) return held;
+    // Nothing of ours is left to delete: the node went with its session, or the server lost it.
+    ++stats_.nodes_lost;
+    if (client_.app().world().now() >= deadline) return std::nullopt;
+  }
+}
+
+std::optional<LockNode> ZkLock::create_node(Instant deadline, bool& tried, bool& made_parent) {
   sim::World& world = client_.app().world();
   // Curator bounds each request by the client's own timeouts, not by the lock's wait: the wait
   // is looked at only once a watch is set (LockInternals.internalLockLoop), so acquire(0) still
@@ -36,8 +61,6 @@ std::optional<LockNode> ZkLock::acquire(Instant deadline) {
   auto by = [&] { return world.now() + Duration::ms(client_.session_timeout_ms()); };
   std::optional<LockNode> ours;
   bool maybe_made = false;  // a create's answer was lost: it may yet commit
-  bool tried = false;
-  bool made_parent = false;
   uint64_t created_in = 0;  // the session of a create whose answer was lost
   while (!ours) {
     // Curator's retry policy bounds the retries of the create; here the lock's wait does.
@@ -67,28 +90,52 @@ std::optional<LockNode> ZkLock::acquire(Instant deadline) {
       if (!made_parent) tried = false;
       made_parent = true;
     } else if (r.code == Code::connection_loss) {
+      ++stats_.lost_creates;
       created_in = client_.session();  // 0 while the client has no session: nothing it made can live
       maybe_made = true;
     }
     // not_serving, session_expired: the next call waits for a connection (a new session).
   }
-  const std::string name = name_of(ours->path);
+  return ours;
+}
+
+std::optional<LockNode> ZkLock::wait_lowest(const LockNode& ours, Instant deadline, bool& gone) {
+  sim::World& world = client_.app().world();
+  auto by = [&] { return world.now() + Duration::ms(client_.session_timeout_ms()); };
+  gone = false;
+  const std::string name = name_of(ours.path);
   for (;;) {
-    // Our node lives only as long as the session that made it.
-    if (client_.session() != ours->session) return std::nullopt;
+    // Our node lives only as long as the session that made it: with the session gone, Curator's
+    // next look (on the new session) misses it, NoNode.
+    if (client_.session() != ours.session) {
+      gone = true;
+      return std::nullopt;
+    }
     std::shared_ptr<Watch> watch;
     Result r = call(Op::get_children(lock_path_, herd_), by(), herd_ ? &watch : nullptr);
-    if (r.code == Code::session_expired) return std::nullopt;
+    if (r.code == Code::session_expired) {
+      gone = true;
+      return std::nullopt;
+    }
+    // getSortedChildren answers NoNode with no children, and then our node is not among them.
+    if (r.code == Code::no_node) {
+      gone = true;
+      return std::nullopt;
+    }
     if (!r.ok()) {
       if (world.now() >= deadline) {
-        release(*ours);
+        release(ours);
         return std::nullopt;
       }
       continue;
     }
     // Curator sorts the children by sequence and finds its node's index: the answer is in that
-    // order already, so look our node and the one just below it up.
-    if (!r.children.contains(name)) return std::nullopt;  // gone with its session
+    // order already, so look our node and the one just below it up. Not among them: NoNode
+    // (StandardLockInternalsDriver.validateOurIndex), and attemptLock creates a new node.
+    if (!r.children.contains(name)) {
+      gone = true;
+      return std::nullopt;
+    }
     const std::optional<std::string> below = r.children.below(name);
     if (!below) return ours;
     if (!herd_) {
@@ -98,7 +145,7 @@ std::optional<LockNode> ZkLock::acquire(Instant deadline) {
     }
     // The watch is set (or could not be): only now does the recipe ask whether it may wait.
     if (world.now() >= deadline) {
-      release(*ours);
+      release(ours);
       return std::nullopt;
     }
     if (watch == nullptr) continue;

@@ -10,6 +10,11 @@
 //   3. otherwise getData with a watch on the next lower node; past the deadline, delete our node
 //      and give up; else wait for the watch (or the deadline) and go back to 2. Only one waiter
 //      wakes per release: no herd.
+//   4. when our node is gone (the children's parent is missing, our node is not among the
+//      children, or the session that made it is gone), Curator's driver throws NoNode and
+//      attemptLock starts again at 1 with a new node, as its retry policy allows: here, until
+//      the lock's wait has run out. Likewise a look for a lost create's node that finds no
+//      parent has found nothing, and creates again (findProtectedNodeInForeground).
 //   The deadline (the lock's wait) is looked at only there, as in internalLockLoop: each request
 //   is bounded by the client's timeouts, so acquire(0) still takes a free lock, and a wait that
 //   runs out looks once more before it gives up. Release deletes the node, and keeps trying in
@@ -41,6 +46,8 @@ struct LockStats {
   uint64_t get_children = 0;
   uint64_t wakeups = 0;       // watches that fired and sent the waiter back to look
   uint64_t lost_creates_cleaned = 0;  // gave up after a lost create: a background search-and-delete started
+  uint64_t lost_creates = 0;          // creates whose answer was lost (connection loss)
+  uint64_t nodes_lost = 0;            // our node was gone while we waited: created again, or gave up past the wait
 };
 
 class ZkLock {
@@ -48,7 +55,7 @@ class ZkLock {
   ZkLock(ZkClient& client, std::string lock_path, std::string guid, bool herd = false);
 
   // Curator's acquire(time): the node once it is the lowest, or nullopt past `deadline` (its node
-  // deleted) or when the session it made the node with is gone.
+  // deleted, or gone with its session).
   std::optional<LockNode> acquire(Instant deadline);
   // Delete our node; with the answer lost, retry in the background until the node or its session
   // is gone.
@@ -57,6 +64,10 @@ class ZkLock {
 
  private:
   Result call(const Op& op, Instant deadline, std::shared_ptr<Watch>* watch = nullptr);
+  // Steps 1 (with protection) and 2..3 of one attempt. `tried` and `made_parent` carry over
+  // from attempt to attempt; `gone` says the node vanished (NoNode), so a new attempt may follow.
+  std::optional<LockNode> create_node(Instant deadline, bool& tried, bool& made_parent);
+  std::optional<LockNode> wait_lowest(const LockNode& ours, Instant deadline, bool& gone);
   // Our node by its guid; `looked` is false when the children could not be listed.
   std::optional<LockNode> find_ours(Instant deadline, bool& looked);
   // Deletes, in the background while `session` lives, any node of ours a lost create made.

@@ -7,7 +7,8 @@
 // once. VIOLATES no_duplicate_order under retries and chaos: a gateway retry after a lost COMMIT
 // reply buys again (no idempotency key, no unique index); chaos finds it only when it draws
 // lost replies, so late (40 seeds of chaos may miss it; a 1000-seed sweep does not). Under
-// lost-replies alone (no retry) the buyer is told "unknown": progress, not a duplicate.
+// lost-replies alone (no retry) the buyer hears nothing: not a duplicate, and not the design's
+// undersell either (progress holds: the lost reply, a fault, left the unit unsold).
 // no_told_wrong: VIOLATED under retries and chaos: a gateway retry (or a second click) after a lost reply finds
 // the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"

@@ -9,10 +9,9 @@
 // (PostgreSQL manual 13.2.1) and would write -1, and CHECK (available >= 0) turns it down
 // (SQLSTATE 23514): the buyer is told "failed", not "sold out". check_constraint_fired is
 // reached, which in any other design means its own guard failed. Violates no_duplicate_order
-// under retries and chaos (no idempotency key), and progress under lost-replies, retries and
-// chaos (buyers who heard nothing stop), and under gc-pause and app-crash with the swarm
-// strategy (a buyer killed or unanswered is not replaced). db_decrement_mysql57 is the same
-// code where the CHECK is not enforced.
+// under retries and chaos (no idempotency key). progress holds: the buyers left without a unit
+// were killed with their node or heard nothing during a fault, which is not the design's
+// undersell. db_decrement_mysql57 is the same code where the CHECK is not enforced.
 // no_told_wrong: VIOLATED under retries and chaos: a gateway retry (or a second click) after a lost reply finds
 // the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"

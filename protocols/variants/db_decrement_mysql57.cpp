@@ -10,8 +10,8 @@
 // UPDATE read the latest row and would still oversell.
 // Expected verdict: VIOLATES no_oversell everywhere, faults or not: two buyers read the last
 // unit, both decrement, and the stock goes to -1. Not a lost update (the decrement is
-// relative), so no_lost_update holds; no_duplicate_order is violated under retries and chaos,
-// and progress under app-crash, lost-replies, retries and chaos (buyers killed or unanswered stop).
+// relative), so no_lost_update holds; no_duplicate_order is violated under retries and chaos.
+// progress holds (buyers killed or unanswered during a fault are not the design's undersell).
 // no_told_wrong: VIOLATED under retries and chaos: a gateway retry (or a second click) after a lost reply finds
 // the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"

@@ -6,11 +6,10 @@
 // optimistic_retries times, then give up.
 // Expected verdict: HOLDS no_oversell under every profile. Under contention a burst of buyers
 // keeps bumping the version and the losers run out of retries ("busy"); buyers who click again
-// (--patience) buy the rest without faults, but under faults that slow the sale (gc-pause,
-// slow-rpc, lost-replies, retries, chaos; app-crash with the swarm strategy) some are left
-// without an answer while stock remains:
-// VIOLATES progress there (undersell), the liveness cost the article's checklist warns about
-// (with --patience 0 it is violated without faults too). VIOLATES
+// (--patience) buy the rest, with or without faults. With --patience 0 (one click each) the
+// losers are turned away with stock left: VIOLATES progress (undersell), the liveness cost the
+// article's checklist warns about. (Under the profiles, with patience, progress holds: buyers
+// left without an answer heard nothing during a fault, which is not the design's.) VIOLATES
 // no_duplicate_order under retries and chaos: a gateway retry after a lost COMMIT reply buys
 // again (no idempotency).
 // no_told_wrong: VIOLATED under retries and chaos: a gateway retry (or a second click) after a lost reply finds
@@ -45,6 +44,6 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design db_optimistic_version_design;
 const Design db_optimistic_version_design{
     "db_optimistic_version", "optimistic: read version, UPDATE ... WHERE version = v AND available >= 1, bounded retries",
-    "holds no_oversell everywhere; violates progress under faults that slow the sale (undersell) and no_duplicate_order under retries and chaos; violates no_told_wrong under retries and chaos", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::versioned}};  // the database alone
+    "holds no_oversell everywhere; violates progress when losers of the version race do not click again (--patience 0) and no_duplicate_order under retries and chaos; violates no_told_wrong under retries and chaos", buy, {}, {}, {}, Steps{.decrement = Steps::Decrement::versioned}};  // the database alone
 
 }  // namespace oversim::protocols

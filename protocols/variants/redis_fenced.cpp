@@ -8,7 +8,8 @@
 // Expected verdict: HOLDS no_oversell under every profile. A stale holder's claim is rejected by
 // the storage; a claim that waited re-checks the fence against the committed row. When a
 // failover loses the counter's last increments, tokens repeat or go backwards: the repeats are
-// rejected (undersell, a progress cost), never sold twice. Compare redis_fenced_stale_read.
+// rejected (the buyer is told an error and clicks again), never sold twice. Compare
+// redis_fenced_stale_read.
 // no_told_wrong: VIOLATED under chaos: a gateway retry (or a second click) after a lost reply finds
 // the stock its own first attempt took, or its key taken, and the buyer who bought is told no.
 #include "protocols/steps.h"
@@ -48,6 +49,6 @@ BuyResult buy(BuyContext& ctx) {
 
 extern const Design redis_fenced_design;
 const Design redis_fenced_design{"redis_fenced", "SET NX PX lock + INCR fencing token; claim the row WHERE fence < t, then read-then-write",
-                                 "holds no_oversell everywhere; a lost counter after failover costs progress, not stock; violates no_told_wrong under chaos", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::fenced}};
+                                 "holds no_oversell everywhere; a lost counter after failover costs a click, not stock; violates no_told_wrong under chaos", buy, {}, {"redis"}, {}, Steps{.decrement = Steps::Decrement::fenced}};
 
 }  // namespace oversim::protocols

@@ -27,12 +27,15 @@ void watchdog(BuyContext& ctx, const HeldLock& lock, const std::shared_ptr<bool>
     while (!*stop) {
       sim::sleep_for(period);
       if (*stop) return;
+      const sim::Instant sent = ctx.world().now();
       auto renew = redis.call(redis::Command::pexpire_if_equals(lock.key, lock.token, ttl_ms));
       if (*stop) return;
-      if (renew.ok() && renew.value->kind() == redis::Reply::Kind::integer && renew.value->as_integer() == 0) {
+      if (!renew.ok() || renew.value->kind() != redis::Reply::Kind::integer) continue;  // unknown: the lease may not have moved
+      if (renew.value->as_integer() == 0) {
         ctx.count("watchdog.lost");  // the lease was gone: nobody tells the holder (as in Redisson)
         return;
       }
+      ctx.lease_renewed(lock.belief, sent);
     }
   }, /*daemon=*/true);
 }

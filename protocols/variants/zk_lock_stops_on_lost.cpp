@@ -9,8 +9,8 @@
 // LOST only after a whole timeout more (Curator's simulated expiry; a 3.9.3+ ZooKeeper client
 // says it at 4/3 of the timeout, still after the 1.25 timeouts partition gives the holder). In
 // between, a waiter holds the lock and the old holder writes. A paused process hears nothing at all until it runs again.
-// Holds elsewhere as zk_lock_read_modify_write does; it stops (and undersells: progress under
-// gc-pause, 93 of 1,040 seeds) where LOST does come first. Curator's own advice is to treat SUSPENDED as lost; only fencing or a conditional
+// Holds elsewhere as zk_lock_read_modify_write does; it stops where LOST does come first, and the
+// buyer it stops is told an error and clicks again (progress holds: the unit is not lost). Curator's own advice is to treat SUSPENDED as lost; only fencing or a conditional
 // write make the lock's failure harmless (zk_lock_fenced, zk_lock_conditional).
 #include "protocols/steps.h"
 
