@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "properties/checker.h"
+#include "tests/small_sale.h"
 
 namespace oversim {
 namespace {
@@ -12,14 +13,7 @@ using properties::RunResult;
 using protocols::Scenario;
 
 Scenario scenario(const char* design, uint64_t seed, const char* faults, int buyers, int64_t stock, int apps) {
-  Scenario s;
-  s.design = design;
-  s.seed = seed;
-  s.faults = sim::FaultPlan::parse(faults);
-  s.workload.buyers = buyers;
-  s.workload.stock = stock;
-  s.workload.app_nodes = apps;
-  return s;
+  return testing::small_sale(design, seed, faults, buyers, stock, apps);
 }
 
 bool has_event(const RunResult& r, const std::string& kind) {
