@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "properties/explore.h"
 #include "sim/world.h"
 
 namespace oversim::properties {
@@ -69,7 +70,22 @@ RunResult run_checked(const Scenario& scenario, std::unique_ptr<sim::Strategy> s
       }
     }
   });
+  // The run's story, for the shrinker: the faults as they struck (their kinds, in order), with
+  // the pauses' ends and the failovers between them. A fault's "fault" event comes just before
+  // the world counts it, so the count then is its index among the applied kinds.
+  constexpr size_t kNotAFault = SIZE_MAX;
+  std::vector<std::pair<size_t, const char*>> story;
+  world.add_trace_observer([&](const sim::TraceEvent& e) {
+    if (e.kind == "fault") story.emplace_back(world.faults_applied(), nullptr);
+    else if (e.kind == "resume") story.emplace_back(kNotAFault, "resume");
+    else if (e.kind == "failover") story.emplace_back(kNotAFault, "failover");
+  });
   r.outcome = simulation.run();
+  for (const auto& [index, word] : story) {
+    const std::vector<const char*>& kinds = world.applied_fault_kinds();
+    std::string token = index == kNotAFault ? std::string(word) : index < kinds.size() ? std::string(kinds[index]) : std::string("fault");
+    if (r.story.empty() || r.story.back() != token) r.story.push_back(std::move(token));
+  }
 
   const protocols::History& h = simulation.history();
   for (PropertyResult& pr : r.properties) {
@@ -264,12 +280,14 @@ SweepResult sweep(const SweepOptions& options) {
 
 namespace {
 
-// What a shrink step must keep: every property of `properties` the failing run violated, and
-// every situation marked shrink_keeps (how it failed: a lease lost while held, a retry) that it
-// reached.
+// What a shrink step must keep: every property of `properties` the failing run violated, every
+// situation marked shrink_keeps (how it failed: a lease lost while held, a retry) that it
+// reached, and unless faults may be dropped, the story of its faults (RunResult::story): the
+// same kinds striking in the same order, with the same pauses' ends and failovers between them.
 struct ShrinkTarget {
   std::vector<std::string> violated;
   std::vector<std::string> reached;
+  std::optional<std::vector<std::string>> story;
   bool kept_by(const RunResult& r) const {
     for (const std::string& p : violated) {
       if (!r.result(p).violated) return false;
@@ -277,7 +295,7 @@ struct ShrinkTarget {
     for (const std::string& p : reached) {
       if (!r.result(p).reached) return false;
     }
-    return true;
+    return !story || r.story == *story;
   }
 };
 
@@ -288,9 +306,98 @@ Scenario with_values(Scenario s, std::vector<uint64_t> values) {
   return s;
 }
 
+// A distribution cut to one value (its low end, or p50), so the explorer has nothing to draw.
+sim::Distribution constant_of(const sim::Distribution& d) { return sim::Distribution::constant(d.low); }
+
+// The smallest sales the explorer step tries, smallest first, each smaller than `w`.
+std::vector<protocols::Workload> smallest_sales(const protocols::Workload& w) {
+  std::vector<protocols::Workload> out;
+  for (const auto& [buyers, apps] : {std::pair{2, 1}, std::pair{2, 2}, std::pair{3, 1}, std::pair{3, 2}}) {
+    if (buyers >= w.buyers || apps > w.app_nodes) continue;
+    protocols::Workload s = w;
+    s.buyers = buyers;
+    s.app_nodes = apps;
+    s.stock = 1;
+    s.skus = 1;
+    s.sku_skew_centi = 0;
+    s.arrival = protocols::Arrival::burst;
+    s.burst_window = sim::Duration::zero();
+    s.latency_max = s.latency_min;
+    s.latency_tail = false;
+    s.remote_call_spread = sim::Spread::constant;
+    s.remote_call_high = s.remote_call;
+    s.replication_spread = sim::Spread::constant;
+    s.replication_high = s.replication_lag;
+    if (s.db_latency) s.db_latency = constant_of(*s.db_latency);
+    if (s.lock_latency) s.lock_latency = constant_of(*s.lock_latency);
+    if (s.double_click.numerator != 0 && s.double_click.numerator < s.double_click.denominator) s.double_click = sim::Ratio{1, 2};
+    out.push_back(s);
+  }
+  return out;
+}
+
+// The exhaustive explorer as a shrinking step: the smallest sales (2 or 3 buyers, one unit,
+// constant latencies) with the failing plan's faults as the alternatives, striking at the points
+// the plan's faults struck (any point for a fault at a time), as many faults as the plan has.
+// The first execution that keeps the target, as a scenario that replays it; nullopt when none
+// does within `budget` executions.
+std::optional<Scenario> explore_smallest(const Scenario& failing, const ShrinkTarget& target, uint64_t budget) {
+  const std::vector<sim::Fault>& plan = failing.faults.faults;
+  if (plan.size() > 3 || budget == 0) return std::nullopt;
+  std::vector<sim::Fault> alternatives;
+  std::vector<std::string> points;
+  bool any_point = plan.empty();
+  for (const sim::Fault& f : plan) {
+    sim::Fault g = f;
+    if (f.triggered()) {
+      if (std::find(points.begin(), points.end(), f.trigger.point) == points.end()) points.push_back(f.trigger.point);
+    } else {
+      any_point = true;
+      g.at = sim::Duration::zero();
+    }
+    g.trigger = sim::Trigger{};
+    if (std::find(alternatives.begin(), alternatives.end(), g) == alternatives.end()) alternatives.push_back(g);
+  }
+  if (any_point) points.clear();
+  const std::vector<protocols::Workload> sales = smallest_sales(failing.workload);
+  if (sales.empty()) return std::nullopt;
+  const uint64_t each = std::max<uint64_t>(1, budget / sales.size());
+  for (const protocols::Workload& w : sales) {
+    ExploreOptions o;
+    o.base = failing;
+    o.base.workload = w;
+    o.base.faults = sim::FaultPlan{};
+    o.base.fault_choices.reset();
+    o.base.schedule = "random";
+    o.faults = alternatives;
+    o.points = points;
+    o.max_faults = static_cast<int>(plan.size());
+    o.max_executions = each;
+    o.asserted = target.violated;
+    o.stop_at_first = true;
+    o.keep = [&target](const RunResult& r) { return target.kept_by(r); };
+    if (explore_problem(o)) continue;
+    try {
+      ExploreResult r = explore(o);
+      if (r.counterexample) return r.counterexample;
+    } catch (const std::exception&) {
+      // A plan naming a node this smaller sale lacks (app-2 with one app node): the next sale.
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Scenario shrink(const Scenario& failing, const std::vector<std::string>& properties, int budget_runs) {
+  ShrinkOptions options;
+  options.budget_runs = budget_runs;
+  return shrink(failing, properties, options);
+}
+
+Scenario shrink(const Scenario& failing, const std::vector<std::string>& properties, const ShrinkOptions& options) {
+  const int budget_runs = options.budget_runs;
+  const bool edit_faults = options.faults != ShrinkFaults::keep;
   int runs = 0;
   auto run = [&](const Scenario& candidate) -> std::optional<RunResult> {
     if (runs >= budget_runs) return std::nullopt;
@@ -320,6 +427,7 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
   for (const PropertyResult& pr : original->properties) {
     if (pr.property->shrink_keeps && pr.reached) target.reached.push_back(pr.property->name);
   }
+  if (options.faults != ShrinkFaults::drop) target.story = original->story;
   Scenario best = failing;
   std::vector<uint64_t> values;  // best's choice list, once it runs from one
   auto accept = [&](const Scenario& c) {
@@ -332,6 +440,11 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
     }
     return true;
   };
+  // First the smallest sales, every execution of them: a counterexample found there is as small
+  // as a sale gets, and it is searched for, not hoped for from the failing run's schedule.
+  if (edit_faults) {
+    if (std::optional<Scenario> small = explore_smallest(failing, target, options.explore_executions)) accept(*small);
+  }
   // The run as its own choice list: from here on the schedule shrinks too (Hypothesis' idea:
   // shrink the choices, and let a replay that no longer fits take the first option).
   if (!is_exact(best.schedule)) accept(with_values(best, sim::values_of(original->choices)));
@@ -341,8 +454,8 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
   bool changed = true;
   while (changed && runs < budget_runs) {
     changed = false;
-    // Fewer faults.
-    for (size_t i = 0; i < best.faults.faults.size(); ++i) {
+    // Fewer faults, only when the story may change.
+    for (size_t i = 0; options.faults == ShrinkFaults::drop && i < best.faults.faults.size(); ++i) {
       Scenario c = best;
       c.faults.faults.erase(c.faults.faults.begin() + static_cast<std::ptrdiff_t>(i));
       if (accept(c)) {
@@ -350,25 +463,44 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
         break;
       }
     }
-    // A smaller sale, no client misbehaviour.
+    // A smaller sale, no client misbehaviour. A smaller sale reaches a point fewer times, and its
+    // choice list no longer lines up with the old one: each edit is tried with the occurrences
+    // as they were, scaled down with the buyers, and all first, each with the choice list and
+    // with every choice at its first option.
     auto try_workload = [&](auto edit) {
       Scenario c = best;
       if (!edit(c.workload)) return;
-      if (accept(c)) {
-        changed = true;
-        return;
+      std::vector<Scenario> candidates{c};
+      const bool triggered = std::any_of(c.faults.faults.begin(), c.faults.faults.end(), [](const sim::Fault& f) { return f.triggered() && f.trigger.nth > 1; });
+      if (edit_faults && triggered) {
+        if (c.workload.buyers < best.workload.buyers) {
+          Scenario scaled = c;
+          for (sim::Fault& f : scaled.faults.faults) {
+            if (!f.triggered() || f.trigger.nth <= 1) continue;
+            const auto nth = static_cast<uint64_t>(f.trigger.nth) * static_cast<uint64_t>(c.workload.buyers) / static_cast<uint64_t>(best.workload.buyers);
+            f.trigger.nth = static_cast<uint32_t>(std::max<uint64_t>(1, nth));
+          }
+          candidates.push_back(scaled);
+        }
+        Scenario first = c;
+        for (sim::Fault& f : first.faults.faults) {
+          if (f.triggered()) f.trigger.nth = 1;
+        }
+        candidates.push_back(first);
       }
-      // A smaller sale reaches a point fewer times: the same step with every trigger's
-      // occurrence scaled down with the buyers.
-      if (c.workload.buyers >= best.workload.buyers) return;
-      bool scaled = false;
-      for (sim::Fault& f : c.faults.faults) {
-        if (!f.triggered() || f.trigger.nth <= 1) continue;
-        const auto nth = static_cast<uint64_t>(f.trigger.nth) * static_cast<uint64_t>(c.workload.buyers) / static_cast<uint64_t>(best.workload.buyers);
-        f.trigger.nth = static_cast<uint32_t>(std::max<uint64_t>(1, nth));
-        scaled = true;
+      for (const Scenario& candidate : candidates) {
+        if (accept(candidate)) {
+          changed = true;
+          return;
+        }
       }
-      if (scaled && accept(c)) changed = true;
+      if (!is_exact(best.schedule) || values.empty()) return;
+      for (const Scenario& candidate : candidates) {
+        if (accept(with_values(candidate, {}))) {
+          changed = true;
+          return;
+        }
+      }
     };
     try_workload([](protocols::Workload& w) { return w.double_click.numerator != 0 && ((w.double_click = sim::Ratio::never()), true); });
     try_workload([](protocols::Workload& w) { return w.max_retries > 1 && ((w.max_retries = 1), true); });
@@ -380,7 +512,7 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
     try_workload([](protocols::Workload& w) { return w.skus > 1 && ((w.skus -= 1), true); });
     try_workload([](protocols::Workload& w) { return w.app_nodes > 1 && ((w.app_nodes -= 1), true); });
     // Faults at a moment of the protocol instead of a seed's time, at an earlier occurrence.
-    for (size_t i = 0; i < best.faults.faults.size() && runs < budget_runs; ++i) {
+    for (size_t i = 0; edit_faults && i < best.faults.faults.size() && runs < budget_runs; ++i) {
       const sim::Fault f = best.faults.faults[i];
       if (!f.triggered() && !f.node.empty() && f.node != sim::kHere) {
         bool moved = false;
@@ -410,7 +542,7 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
     // Lengths and times only once the sale and the plan stop getting smaller: a fault cut to the
     // shortest that breaks a large sale may no longer break a smaller one.
     if (changed) continue;
-    for (size_t i = 0; i < best.faults.faults.size() && runs < budget_runs; ++i) {
+    for (size_t i = 0; edit_faults && i < best.faults.faults.size() && runs < budget_runs; ++i) {
       sim::FaultPlan one;
       one.faults.push_back(best.faults.faults[i]);
       const sim::Fault resolved = one.resolved(q).faults.front();

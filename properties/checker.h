@@ -48,6 +48,9 @@ struct RunResult {
   uint64_t faults_fired = 0;               // faults that happened (a trigger not reached never fires)
   std::vector<sim::Choice> choices;        // every choice of the run, in order (replays it)
   std::vector<sim::Fault> chosen_faults;   // faults struck by the scenario's fault choices
+  // The story of the faults: their kinds as they struck, in order, with "resume" where a pause
+  // ended and "failover" where Sentinel promoted a replica (repeats merged). A shrink keeps it.
+  std::vector<std::string> story;
   SaleMetrics metrics;                     // the sale's numbers (properties/metrics.h)
   std::vector<protocols::NodeLoad> lock_loads;  // every lock-service node's load, in build order
 
@@ -125,12 +128,29 @@ struct SweepResult {
 protocols::Scenario scenario_for(const SweepOptions& options, uint64_t seed);
 SweepResult sweep(const SweepOptions& options);
 
-// Shrinking, jointly over the workload, the fault plan and the schedule: drop faults, a smaller
-// sale, no client misbehaviour, faults moved from a time to a fault point, lengths and times
-// cut to the shortest that still fails; then the run's own choice list, cut short and with
-// blocks deleted or set to the first option (a lenient replay, sim::ChoicesStrategy). A step is
-// kept only while the run still violates every one of `properties` the failing run violated
-// and still reaches every shrink_keeps situation it reached (the mechanism).
+// What a shrink may do to the faults. story (the default): keep each fault's kind and the order
+// they strike in, with the same pauses' ends and failovers between them (RunResult::story); their
+// times, lengths and occurrences shrink. keep: the plan exactly as written (an incident's
+// write-up); only the sale and the schedule shrink. drop: faults may also be dropped, and the
+// story may change, as long as the properties and the mechanism stay.
+enum class ShrinkFaults : uint8_t { story, keep, drop };
+struct ShrinkOptions {
+  int budget_runs = 150;                  // runs of the greedy steps
+  ShrinkFaults faults = ShrinkFaults::story;
+  uint64_t explore_executions = 4000;     // the explorer step's executions, over its sales
+};
+
+// Shrinking, jointly over the workload, the fault plan and the schedule. First the exhaustive
+// explorer at the smallest sales (2 then 3 buyers, one unit, constant latencies) with the plan's
+// faults as its alternatives; then greedy steps: a smaller sale (with each trigger's occurrence as
+// it was, scaled with the buyers, or the first), no client misbehaviour, faults moved from a
+// time to a fault point, at an earlier occurrence, lengths and times cut to the shortest that
+// still fails; then the run's own choice list, cut short and with blocks deleted or set to the
+// first option (a lenient replay, sim::ChoicesStrategy). A step is kept only while the run still
+// violates every one of `properties` the failing run violated, still reaches every shrink_keeps
+// situation it reached (the mechanism) and, unless options.faults says drop, tells the same
+// story of faults.
+protocols::Scenario shrink(const protocols::Scenario& failing, const std::vector<std::string>& properties, const ShrinkOptions& options);
 protocols::Scenario shrink(const protocols::Scenario& failing, const std::vector<std::string>& properties, int budget_runs = 150);
 
 // The events worth reading for a violation: faults, failovers, lock beliefs, stock writes,

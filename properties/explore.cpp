@@ -149,7 +149,7 @@ ExploreResult explore(const ExploreOptions& options) {
     for (const PropertyResult& pr : r.properties) {
       if (pr.violated) ++out.counts[pr.property->name];
     }
-    if (r.violates(options.asserted)) {
+    if (r.violates(options.asserted) && (!options.keep || options.keep(r))) {
       ++out.violating;
       const bool shorter = !best || r.outcome.steps < best->outcome.steps ||
                            (r.outcome.steps == best->outcome.steps && r.choices.size() < best->choices.size());

@@ -511,7 +511,7 @@ namespace {
 // Applies one concrete fault (every name resolved) now.
 void fire(World& world, const Fault& f, const std::string& text) {
   world.trace_at(nullptr, "fault", {{"fault", text}});
-  world.note_fault_applied();
+  world.note_fault_applied(to_string(f.kind));
   if (f.kind == FaultKind::heal) {
     world.heal_struck_faults();
   } else if (f.kind == FaultKind::partition || f.kind == FaultKind::isolate || f.kind == FaultKind::cut) {
