@@ -70,8 +70,9 @@ RunResult run_checked(const Scenario& scenario, std::unique_ptr<sim::Strategy> s
       }
     }
   });
-  // The run's story, for the shrinker: the faults as they struck (their kinds, in order), with
-  // the pauses' ends and the failovers between them. A fault's "fault" event comes just before
+  // The run's story, for the shrinker: the kinds of faults in the order they first struck, with
+  // where the first pause ended and the first failover came among them (a crash and restart
+  // done three times tells the story of one). A fault's "fault" event comes just before
   // the world counts it, so the count then is its index among the applied kinds.
   constexpr size_t kNotAFault = SIZE_MAX;
   std::vector<std::pair<size_t, const char*>> story;
@@ -84,7 +85,7 @@ RunResult run_checked(const Scenario& scenario, std::unique_ptr<sim::Strategy> s
   for (const auto& [index, word] : story) {
     const std::vector<const char*>& kinds = world.applied_fault_kinds();
     std::string token = index == kNotAFault ? std::string(word) : index < kinds.size() ? std::string(kinds[index]) : std::string("fault");
-    if (r.story.empty() || r.story.back() != token) r.story.push_back(std::move(token));
+    if (std::find(r.story.begin(), r.story.end(), token) == r.story.end()) r.story.push_back(std::move(token));
   }
 
   const protocols::History& h = simulation.history();
@@ -387,6 +388,73 @@ std::optional<Scenario> explore_smallest(const Scenario& failing, const ShrinkTa
   return std::nullopt;
 }
 
+// Random seeds at small sales, as a shrinking step for what the explorer cannot reach (its sales
+// run at constant latencies with every buyer arriving at once): each shape's buyers and app
+// nodes (those smaller than the failing sale), one unit, the failing sale's own latencies and
+// arrivals, the plan as found and with every trigger at its first occurrence, seed after seed
+// round the sales. The first run that keeps the target,
+// or nullopt within `budget` runs.
+std::optional<Scenario> search_sales(const Scenario& failing, const ShrinkTarget& target, const std::vector<std::pair<int, int>>& shapes, int budget) {
+  std::vector<Scenario> sales;
+  const protocols::Workload& w = failing.workload;
+  for (const auto& [buyers, apps] : shapes) {
+    if (buyers >= w.buyers || apps > w.app_nodes) continue;
+    Scenario c = failing;
+    c.workload.buyers = buyers;
+    c.workload.app_nodes = apps;
+    c.workload.stock = 1;
+    c.workload.skus = 1;
+    c.workload.sku_skew_centi = 0;
+    sales.push_back(c);
+    bool later = false;
+    for (sim::Fault& f : c.faults.faults) {
+      if (f.triggered() && f.trigger.nth > 1) {
+        f.trigger.nth = 1;
+        later = true;
+      }
+    }
+    if (later) sales.push_back(c);
+    // And with no delay after a trigger (a restart right after the crash): the small sale's
+    // window may be shorter than the delay the large one had.
+    bool delayed = false;
+    for (sim::Fault& f : c.faults.faults) {
+      if (f.triggered() && f.at > sim::Duration::zero()) {
+        f.at = sim::Duration::zero();
+        delayed = true;
+      }
+    }
+    if (delayed) sales.push_back(c);
+  }
+  if (is_exact(failing.schedule)) {
+    for (Scenario& c : sales) c.schedule = "random";
+  }
+  int runs = 0;
+  for (uint64_t seed = 1; !sales.empty() && runs < budget; ++seed) {
+    for (size_t i = 0; i < sales.size() && runs < budget; ++i) {
+      Scenario c = sales[i];
+      c.seed = seed;
+      c.keep_trace = false;
+      ++runs;
+      try {
+        if (target.kept_by(run_checked(c))) return c;
+      } catch (const std::exception&) {
+        // A plan naming a node this smaller sale lacks: drop the sale.
+        sales.erase(sales.begin() + static_cast<std::ptrdiff_t>(i));
+        --i;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// Four fifths of the budget at 2 and 3 buyers; the rest at 4, 6 and 8, so a failure that needs
+// more buyers than three still starts the greedy steps from a small sale.
+std::optional<Scenario> search_smallest(const Scenario& failing, const ShrinkTarget& target, int budget) {
+  const int small = budget - budget / 5;
+  if (auto found = search_sales(failing, target, {{2, 1}, {2, 2}, {3, 1}, {3, 2}}, small)) return found;
+  return search_sales(failing, target, {{4, 2}, {6, 2}, {8, 2}}, budget - small);
+}
+
 }  // namespace
 
 Scenario shrink(const Scenario& failing, const std::vector<std::string>& properties, int budget_runs) {
@@ -443,7 +511,9 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
   // First the smallest sales, every execution of them: a counterexample found there is as small
   // as a sale gets, and it is searched for, not hoped for from the failing run's schedule.
   if (edit_faults) {
-    if (std::optional<Scenario> small = explore_smallest(failing, target, options.explore_executions)) accept(*small);
+    std::optional<Scenario> small = explore_smallest(failing, target, options.explore_executions);
+    if (!small) small = search_smallest(failing, target, options.search_runs);
+    if (small) accept(*small);
   }
   // The run as its own choice list: from here on the schedule shrinks too (Hypothesis' idea:
   // shrink the choices, and let a replay that no longer fits take the first option).
@@ -454,8 +524,8 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
   bool changed = true;
   while (changed && runs < budget_runs) {
     changed = false;
-    // Fewer faults, only when the story may change.
-    for (size_t i = 0; options.faults == ShrinkFaults::drop && i < best.faults.faults.size(); ++i) {
+    // Fewer faults (the story, unless it may change, is kept by the target).
+    for (size_t i = 0; edit_faults && i < best.faults.faults.size(); ++i) {
       Scenario c = best;
       c.faults.faults.erase(c.faults.faults.begin() + static_cast<std::ptrdiff_t>(i));
       if (accept(c)) {

@@ -48,8 +48,9 @@ struct RunResult {
   uint64_t faults_fired = 0;               // faults that happened (a trigger not reached never fires)
   std::vector<sim::Choice> choices;        // every choice of the run, in order (replays it)
   std::vector<sim::Fault> chosen_faults;   // faults struck by the scenario's fault choices
-  // The story of the faults: their kinds as they struck, in order, with "resume" where a pause
-  // ended and "failover" where Sentinel promoted a replica (repeats merged). A shrink keeps it.
+  // The story of the faults: their kinds in the order they first struck, with "resume" where a
+  // pause first ended and "failover" where Sentinel first promoted a replica (each word once:
+  // a crash and restart done three times tells the story of one). A shrink keeps it.
   std::vector<std::string> story;
   SaleMetrics metrics;                     // the sale's numbers (properties/metrics.h)
   std::vector<protocols::NodeLoad> lock_loads;  // every lock-service node's load, in build order
@@ -138,11 +139,14 @@ struct ShrinkOptions {
   int budget_runs = 150;                  // runs of the greedy steps
   ShrinkFaults faults = ShrinkFaults::story;
   uint64_t explore_executions = 4000;     // the explorer step's executions, over its sales
+  int search_runs = 10000;                // the random step's runs at the smallest sales
 };
 
 // Shrinking, jointly over the workload, the fault plan and the schedule. First the exhaustive
 // explorer at the smallest sales (2 then 3 buyers, one unit, constant latencies) with the plan's
-// faults as its alternatives; then greedy steps: a smaller sale (with each trigger's occurrence as
+// faults as its alternatives; then, when it finds nothing (a failure that needs arrivals or
+// latencies apart), random seeds at those sales with the sale's own latencies and the plan as
+// found; then greedy steps: a smaller sale (with each trigger's occurrence as
 // it was, scaled with the buyers, or the first), no client misbehaviour, faults moved from a
 // time to a fault point, at an earlier occurrence, lengths and times cut to the shortest that
 // still fails; then the run's own choice list, cut short and with blocks deleted or set to the

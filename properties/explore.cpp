@@ -126,9 +126,14 @@ ExploreResult explore(const ExploreOptions& options) {
   s.fault_choices = protocols::FaultChoices{options.points, {}, options.max_faults};
   const sim::Quantities q = protocols::quantities(s.workload);
   for (const sim::Fault& f : options.faults) {
+    // A fault on "here" (the node that reaches the point) resolves as a triggered one, which it
+    // becomes when chosen.
     sim::FaultPlan one;
     one.faults.push_back(f);
-    s.fault_choices->faults.push_back(one.resolved(q).faults.front());
+    if (f.node == sim::kHere && !f.triggered()) one.faults.front().trigger = sim::Trigger{options.points.empty() ? std::string("after_acquire") : options.points.front(), "", 1};
+    sim::Fault resolved = one.resolved(q).faults.front();
+    resolved.trigger = f.trigger;
+    s.fault_choices->faults.push_back(std::move(resolved));
   }
   std::optional<RunResult> best;
   std::vector<uint64_t> prefix;
