@@ -145,7 +145,16 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   check_cmd_->add_option("--require", check_.require,
                          "Sometimes properties (oversim list properties) that at least one run must reach, comma separated, e.g. "
                          "lease_expired_while_held,lock_contended; a sweep that never reaches one tested nothing and exits 5 (VACUOUS)");
-  check_cmd_->add_flag("--no-shrink", check_.no_shrink, "Report the failing seed as found, without shrinking it");
+  CLI::Option* no_shrink = check_cmd_->add_flag("--no-shrink", check_.no_shrink, "Report the failing seed as found, without shrinking it");
+  CLI::Option* keep_faults = check_cmd_->add_flag(
+      "--keep-faults", check_.keep_faults,
+      "Shrink only the sale and the schedule: the fault plan stays exactly as written (an incident's write-up)");
+  CLI::Option* drop_faults = check_cmd_->add_flag(
+      "--drop-faults", check_.drop_faults,
+      "Let the shrink drop faults and change their story (by default it keeps their kinds, their order and where pauses end and failovers come)");
+  keep_faults->excludes(drop_faults);
+  keep_faults->excludes(no_shrink);
+  drop_faults->excludes(no_shrink);
   check_cmd_->add_flag("--stop-at-first", check_.stop_at_first, "Stop at the first seed that violates an asserted property; report executions and wall time");
   check_cmd_->add_option("--json", check_.json, "Also write the result as JSON to this file (the verdict's kind, counts, the counterexample)");
   add_sweep_options(check_cmd_, check_.sweep, "Number of seeds (1..1000000), or a range a..b");

@@ -721,7 +721,10 @@ int check_command(const CheckFlags& f) {
   RunResult shown_run = failure;
   if (!f.no_shrink) {
     const auto started = std::chrono::steady_clock::now();
-    Scenario small = properties::shrink(failure.scenario, failed, kShrinkBudget);
+    properties::ShrinkOptions shrink_options;
+    shrink_options.budget_runs = kShrinkBudget;
+    shrink_options.faults = f.keep_faults ? properties::ShrinkFaults::keep : f.drop_faults ? properties::ShrinkFaults::drop : properties::ShrinkFaults::story;
+    Scenario small = properties::shrink(failure.scenario, failed, shrink_options);
     const double seconds = static_cast<double>(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count()) / 1e3;
     if (!(small.workload == failure.scenario.workload) || !(small.faults == failure.scenario.faults) || small.schedule != failure.scenario.schedule) {
       small.keep_trace = true;

@@ -48,6 +48,8 @@ struct CheckFlags {
   std::string faults = "none";
   std::string properties;
   bool no_shrink = false;
+  bool keep_faults = false;  // the shrink leaves the plan as written
+  bool drop_faults = false;  // the shrink may drop faults and change their story
   bool stop_at_first = false;
   std::string require;  // sometimes properties that must be reached in some run ("" : none)
   std::string json;  // a file for the machine-readable result ("" : none)

@@ -343,7 +343,10 @@ protocols::Scenario scenario_of(const std::string& variant, const FaultsChoice& 
   s.horizon = duration_flag("--horizon", horizon, sim::Duration::s(1), kMaxHorizon);
   std::string exact;
   s.search = search_flag(strategy, &exact);
-  if (!faults.profile.empty()) {
+  if (faults.profile == "none" && !exact.empty()) {
+    // No faults and an exact schedule: the reproduce line of a faultless counterexample.
+    s.schedule = exact;
+  } else if (!faults.profile.empty()) {
     if (!exact.empty()) throw UsageError(fmt::format("--strategy: '{}' is a run's exact schedule, for a plan; with a profile give pct or pct:D", exact));
     s = profile_scenario(faults.profile, s);
   } else {
