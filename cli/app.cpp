@@ -37,7 +37,7 @@ void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
   typed(cmd->add_option("--stock", w.stock, "Initial units per SKU, 0..1000000")->capture_default_str(), "--stock");
   typed(cmd->add_option("--skus", w.skus, "Number of SKUs, 1..1000")->capture_default_str(), "--skus");
   typed(cmd->add_option("--apps", w.apps, "Number of app nodes (app-1..app-N), 1..64")->capture_default_str(), "--apps");
-  typed(cmd->add_option("--arrival", w.arrival, "Arrivals: burst (uniform over --burst-window), poisson (--poisson-mean gaps) or ramp (rising linearly over --burst-window)")->capture_default_str(), "--arrival");
+  typed(cmd->add_option("--arrival", w.arrival, "Arrivals: burst (uniform over --burst-window), poisson (--poisson-mean gaps), ramp (rising linearly over --burst-window) or slots (each at one of as many evenly spaced instants over --burst-window as there are buyers)")->capture_default_str(), "--arrival");
   typed(cmd->add_option("--burst-window", w.burst_window, "Burst arrivals spread over this duration (0..1h)")->capture_default_str(), "--burst-window");
   typed(cmd->add_option("--poisson-mean", w.poisson_mean, "Poisson arrivals: mean gap (1us..1h)")->capture_default_str(), "--poisson-mean");
   typed(cmd->add_option("--retries", w.retries, "Gateway retries (same request id) when an attempt ends unknown or takes longer than --gateway-timeout, 0..10")

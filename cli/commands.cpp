@@ -723,6 +723,7 @@ int check_command(const CheckFlags& f) {
     const auto started = std::chrono::steady_clock::now();
     properties::ShrinkOptions shrink_options;
     shrink_options.budget_runs = kShrinkBudget;
+    shrink_options.profile = faults.profile;
     shrink_options.faults = f.keep_faults ? properties::ShrinkFaults::keep : f.drop_faults ? properties::ShrinkFaults::drop : properties::ShrinkFaults::story;
     Scenario small = properties::shrink(failure.scenario, failed, shrink_options);
     const double seconds = static_cast<double>(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count()) / 1e3;

@@ -242,7 +242,8 @@ protocols::Workload to_workload(const WorkloadFlags& f) {
   if (f.arrival == "burst") w.arrival = protocols::Arrival::burst;
   else if (f.arrival == "poisson") w.arrival = protocols::Arrival::poisson;
   else if (f.arrival == "ramp") w.arrival = protocols::Arrival::ramp;
-  else throw UsageError(fmt::format("--arrival: unknown arrival '{}' (expected burst, poisson or ramp)", f.arrival));
+  else if (f.arrival == "slots") w.arrival = protocols::Arrival::slots;
+  else throw UsageError(fmt::format("--arrival: unknown arrival '{}' (expected burst, poisson, ramp or slots)", f.arrival));
   w.burst_window = duration_flag("--burst-window", f.burst_window, Duration::zero(), kMaxWorkloadSpan);
   w.poisson_mean = duration_flag("--poisson-mean", f.poisson_mean, Duration::us(1), kMaxWorkloadSpan);
   w.max_retries = static_cast<int>(integer_flag("--retries", f.retries, 0, 10));

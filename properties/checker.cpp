@@ -5,6 +5,7 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -389,52 +390,81 @@ std::optional<Scenario> explore_smallest(const Scenario& failing, const ShrinkTa
 }
 
 // Random seeds at small sales, as a shrinking step for what the explorer cannot reach (its sales
-// run at constant latencies with every buyer arriving at once): each shape's buyers and app
-// nodes (those smaller than the failing sale), one unit, the failing sale's own latencies and
-// arrivals, the plan as found and with every trigger at its first occurrence, seed after seed
-// round the sales. The first run that keeps the target,
-// or nullopt within `budget` runs.
-std::optional<Scenario> search_sales(const Scenario& failing, const ShrinkTarget& target, const std::vector<std::pair<int, int>>& shapes, int budget) {
-  std::vector<Scenario> sales;
+// run at constant latencies, where RedLock's clients move in lockstep and the first to a master
+// wins them all): each shape's buyers, app nodes and units (those smaller than the failing
+// sale's), the failing sale's own latencies, its arrivals and slots arrivals (a few instants, so
+// some buyers come together and some apart). The faults: with `profile`, a plan drawn from it
+// per seed at the small sale, as check draws one; and the plan as found, with every trigger at
+// its first occurrence, and with no delay after a trigger. Seed after seed round the
+// sales; the first run that keeps the target, or nullopt within `budget` runs.
+// A sale of the random step: its plan drawn from the profile per seed, or as it stands.
+struct SearchSale {
+  Scenario scenario;
+  bool draw = false;
+};
+
+std::optional<Scenario> search_sales(const Scenario& failing, const ShrinkTarget& target, const std::string& profile,
+                                     const std::vector<std::tuple<int, int, int64_t>>& shapes, int budget) {
+  std::vector<SearchSale> sales;
   const protocols::Workload& w = failing.workload;
-  for (const auto& [buyers, apps] : shapes) {
-    if (buyers >= w.buyers || apps > w.app_nodes) continue;
-    Scenario c = failing;
-    c.workload.buyers = buyers;
-    c.workload.app_nodes = apps;
-    c.workload.stock = 1;
-    c.workload.skus = 1;
-    c.workload.sku_skew_centi = 0;
-    sales.push_back(c);
-    bool later = false;
-    for (sim::Fault& f : c.faults.faults) {
-      if (f.triggered() && f.trigger.nth > 1) {
-        f.trigger.nth = 1;
-        later = true;
-      }
+  for (const auto& [buyers, apps, stock] : shapes) {
+    if (buyers >= w.buyers || apps > w.app_nodes || stock > w.stock) continue;
+    Scenario sale = failing;
+    sale.workload.buyers = buyers;
+    sale.workload.app_nodes = apps;
+    sale.workload.stock = stock;
+    sale.workload.skus = 1;
+    sale.workload.sku_skew_centi = 0;
+    if (is_exact(sale.schedule)) sale.schedule = "random";
+    std::vector<SearchSale> plans;
+    if (!profile.empty()) {
+      Scenario drawn = sale;
+      drawn.faults = {};
+      plans.push_back({drawn, true});
     }
-    if (later) sales.push_back(c);
-    // And with no delay after a trigger (a restart right after the crash): the small sale's
-    // window may be shorter than the delay the large one had.
-    bool delayed = false;
-    for (sim::Fault& f : c.faults.faults) {
-      if (f.triggered() && f.at > sim::Duration::zero()) {
-        f.at = sim::Duration::zero();
-        delayed = true;
+    {
+      plans.push_back({sale, false});
+      Scenario first = sale;
+      bool later = false;
+      for (sim::Fault& f : first.faults.faults) {
+        if (f.triggered() && f.trigger.nth > 1) {
+          f.trigger.nth = 1;
+          later = true;
+        }
       }
+      if (later) plans.push_back({first, false});
+      // And with no delay after a trigger (a restart right after the crash): a small sale's
+      // window may be shorter than the delay the large one had.
+      bool delayed = false;
+      for (sim::Fault& f : first.faults.faults) {
+        if (f.triggered() && f.at > sim::Duration::zero()) {
+          f.at = sim::Duration::zero();
+          delayed = true;
+        }
+      }
+      if (delayed) plans.push_back({first, false});
     }
-    if (delayed) sales.push_back(c);
-  }
-  if (is_exact(failing.schedule)) {
-    for (Scenario& c : sales) c.schedule = "random";
+    for (const SearchSale& plan : plans) {
+      sales.push_back(plan);
+      const protocols::Workload& pw = plan.scenario.workload;
+      if (pw.arrival != protocols::Arrival::burst || pw.burst_window == sim::Duration::zero()) continue;
+      SearchSale slots = plan;
+      slots.scenario.workload.arrival = protocols::Arrival::slots;
+      sales.push_back(slots);
+    }
   }
   int runs = 0;
   for (uint64_t seed = 1; !sales.empty() && runs < budget; ++seed) {
     for (size_t i = 0; i < sales.size() && runs < budget; ++i) {
-      Scenario c = sales[i];
+      Scenario c = sales[i].scenario;
       c.seed = seed;
       c.keep_trace = false;
       ++runs;
+      try {
+        if (sales[i].draw) c = protocols::apply_profile(profile, c);
+      } catch (const std::exception&) {
+        continue;  // no plan for this seed at this sale: the next seed
+      }
       try {
         if (target.kept_by(run_checked(c))) return c;
       } catch (const std::exception&) {
@@ -447,12 +477,20 @@ std::optional<Scenario> search_sales(const Scenario& failing, const ShrinkTarget
   return std::nullopt;
 }
 
-// Four fifths of the budget at 2 and 3 buyers; the rest at 4, 6 and 8, so a failure that needs
-// more buyers than three still starts the greedy steps from a small sale.
-std::optional<Scenario> search_smallest(const Scenario& failing, const ShrinkTarget& target, int budget) {
-  const int small = budget - budget / 5;
-  if (auto found = search_sales(failing, target, {{2, 1}, {2, 2}, {3, 1}, {3, 2}}, small)) return found;
-  return search_sales(failing, target, {{4, 2}, {6, 2}, {8, 2}}, budget - small);
+// Smallest first: a twentieth of the budget at 1 buyer (one unit, two), three tenths at 2 buyers
+// and one unit, a tenth at 2 buyers and two units (what a duplicate order needs), seven
+// twentieths at 3 buyers and one unit, the rest at 4, 6 and 8 (so a failure that needs more
+// buyers than three still starts the greedy steps small).
+std::optional<Scenario> search_smallest(const Scenario& failing, const ShrinkTarget& target, const std::string& profile, int budget) {
+  const int one = budget / 20;
+  const int two = budget * 3 / 10;
+  const int two_units = budget / 10;
+  const int three = budget * 7 / 20;
+  if (auto found = search_sales(failing, target, profile, {{1, 1, 1}, {1, 1, 2}}, one)) return found;
+  if (auto found = search_sales(failing, target, profile, {{2, 1, 1}, {2, 2, 1}}, two)) return found;
+  if (auto found = search_sales(failing, target, profile, {{2, 1, 2}, {2, 2, 2}}, two_units)) return found;
+  if (auto found = search_sales(failing, target, profile, {{3, 1, 1}, {3, 2, 1}}, three)) return found;
+  return search_sales(failing, target, profile, {{4, 2, 1}, {6, 2, 1}, {8, 2, 1}}, budget - one - two - two_units - three);
 }
 
 }  // namespace
@@ -462,6 +500,9 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
   options.budget_runs = budget_runs;
   return shrink(failing, properties, options);
 }
+
+// Fresh random schedules a greedy step with fewer buyers tries before it gives up.
+constexpr uint64_t kFreshSchedules = 8;
 
 Scenario shrink(const Scenario& failing, const std::vector<std::string>& properties, const ShrinkOptions& options) {
   const int budget_runs = options.budget_runs;
@@ -512,7 +553,7 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
   // as a sale gets, and it is searched for, not hoped for from the failing run's schedule.
   if (edit_faults) {
     std::optional<Scenario> small = explore_smallest(failing, target, options.explore_executions);
-    if (!small) small = search_smallest(failing, target, options.search_runs);
+    if (!small) small = search_smallest(failing, target, options.profile, options.search_runs);
     if (small) accept(*small);
   }
   // The run as its own choice list: from here on the schedule shrinks too (Hypothesis' idea:
@@ -564,11 +605,26 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
           return;
         }
       }
-      if (!is_exact(best.schedule) || values.empty()) return;
-      for (const Scenario& candidate : candidates) {
-        if (accept(with_values(candidate, {}))) {
-          changed = true;
-          return;
+      if (is_exact(best.schedule) && !values.empty()) {
+        for (const Scenario& candidate : candidates) {
+          if (accept(with_values(candidate, {}))) {
+            changed = true;
+            return;
+          }
+        }
+      }
+      // One buyer fewer changes every later draw: a few fresh random schedules of the smaller
+      // sale, before giving the step up.
+      if (c.workload.buyers >= best.workload.buyers) return;
+      for (uint64_t seed = 1; seed <= kFreshSchedules && runs < budget_runs; ++seed) {
+        for (const Scenario& candidate : candidates) {
+          Scenario fresh = candidate;
+          fresh.schedule = "random";
+          fresh.seed = seed;
+          if (accept(fresh)) {
+            changed = true;
+            return;
+          }
         }
       }
     };

@@ -139,7 +139,10 @@ struct ShrinkOptions {
   int budget_runs = 150;                  // runs of the greedy steps
   ShrinkFaults faults = ShrinkFaults::story;
   uint64_t explore_executions = 4000;     // the explorer step's executions, over its sales
-  int search_runs = 10000;                // the random step's runs at the smallest sales
+  int search_runs = 15000;                // the random step's runs at the smallest sales
+  // The fault profile the failing run's plan was drawn from (check's --faults), so the random
+  // step draws a plan per seed at the small sales as check would; empty: the plan as found.
+  std::string profile;
 };
 
 // Shrinking, jointly over the workload, the fault plan and the schedule. First the exhaustive

@@ -69,6 +69,9 @@ expect 2 "unknown variant 'nope'" run --variant nope
 expect 2 "--variant is required" run
 expect 2 "unknown profile 'gc-paws'" check --variant article_recipe --faults gc-paws
 expect 2 "unknown fault 'explode'" run --variant article_recipe --faults 'at 1s explode db'
+expect 2 "--no-shrink excludes --keep-faults" check --variant article_recipe --keep-faults --no-shrink
+expect 2 "--keep-faults excludes --drop-faults" check --variant article_recipe --keep-faults --drop-faults
+expect 2 "unknown arrival 'lumpy'" run --variant article_recipe --arrival lumpy
 expect 2 "names unknown node 'app-7'" run --variant article_recipe --faults 'at 1s crash app-7'
 expect 2 "'1.5s' is not a duration" run --variant article_recipe --faults 'at 1.5s crash db'
 expect 2 "--lock-ttl: 'soon' is not a duration" run --variant article_recipe --lock-ttl soon
@@ -264,6 +267,16 @@ if "$oversim" compare --variants redis_lock_conditional,redlock_conditional --fa
   echo "FAIL: compare warned about --min-replicas although redis_lock_conditional uses it"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 expect_violated 0 "" check --variant read_modify_write --isolation repeatable-read --seeds 5 --faults none --properties no_oversell
 expect_violated 0 "progress" check --variant read_modify_write --isolation repeatable-read --patience 0 --seeds 5 --faults none --properties no_oversell
+# A faultless counterexample's reproduce line ('--faults none --strategy choices:...') runs.
+line=$("$oversim" check --variant db_decrement_mysql57 --faults none --seeds 5 2>/dev/null | sed -n 's/^reproduce: oversim //p')
+if [[ "$line" != *"--faults none --strategy choices:"* ]]; then
+  echo "FAIL: check under no faults printed no exact faultless reproduce line: $line"
+  failures=$((failures + 1))
+else
+  eval "\"\$oversim\" $line --trace none" >/dev/null 2>&1
+  status=$?
+  if [ "$status" != 1 ]; then echo "FAIL: oversim $line exited $status, expected 1"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+fi
 if ! "$oversim" check --variant read_modify_write --pool-size 2 --pool-timeout 200ms --seeds 2 --faults none --no-shrink 2>/dev/null | grep "^reproduce:" | grep -q -- '--pool-size 2 --pool-timeout 200ms'; then
   echo "FAIL: the inspect/reproduce line lacks --pool-size 2 --pool-timeout 200ms"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 # lint: the article's checklist. A 500ms lease under an 800ms call fails (exit 1); the article's
