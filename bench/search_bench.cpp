@@ -92,16 +92,18 @@ void BM_Shrink(benchmark::State& state, ShrinkCase c) {
     state.SkipWithError("no failing seed");
     return;
   }
+  const properties::RunResult& first = *sw.first_failure;
   std::vector<std::string> failed;
   for (const std::string& p : c.asserted) {
-    if (sw.first_failure->result(p).violated) failed.push_back(p);
+    const bool broken = first.result(p).violated;
+    if (broken) failed.push_back(p);
   }
   properties::ShrinkOptions options;
   options.budget_runs = 600;
   options.profile = c.profile;
   protocols::Scenario small;
   for (auto _ : state) {
-    small = properties::shrink(sw.first_failure->scenario, failed, options);
+    small = properties::shrink(first.scenario, failed, options);
     benchmark::DoNotOptimize(small.seed);
   }
   small.keep_trace = true;
