@@ -149,6 +149,34 @@ TEST(Shrink, TheStoryIsTheFaultsFirstStrikesInOrderWithResumeAndFailover) {
   EXPECT_EQ(properties::run_checked(s).story, outlasts.story);
 }
 
+// The incident: a pause that outlasts a failover. A shorter pause still oversells (it is
+// longer than the lock's TTL), so a shrink free to change the story cuts it to end before the
+// failover; the default keeps the pause running past it.
+TEST(Shrink, AFailoverDuringAPauseStaysDuringThePause) {
+  properties::SweepOptions o;
+  o.base.design = "redis_lock_read_modify_write";
+  o.base.faults = sim::FaultPlan::parse("on after_read pause here for 3s; on after_read after 10ms crash redis-1");
+  o.seeds = 3;
+  o.jobs = 1;
+  o.stop_at_first = true;
+  const properties::SweepResult sw = properties::sweep(o);
+  ASSERT_TRUE(sw.first_failure);
+  const std::vector<std::string> incident{"pause", "crash", "failover", "resume"};
+  ASSERT_EQ(sw.first_failure->story, incident);
+  properties::ShrinkOptions options;
+  options.budget_runs = 600;
+  const protocols::Scenario kept = properties::shrink(sw.first_failure->scenario, {"no_oversell"}, options);
+  const properties::RunResult k = properties::run_checked(kept);
+  EXPECT_TRUE(k.result("no_oversell").violated);
+  EXPECT_EQ(k.story, incident) << properties::reproduce_command(kept);
+  EXPECT_LE(kept.workload.buyers, 2);
+  options.faults = properties::ShrinkFaults::drop;
+  const protocols::Scenario dropped = properties::shrink(sw.first_failure->scenario, {"no_oversell"}, options);
+  const properties::RunResult d = properties::run_checked(dropped);
+  EXPECT_TRUE(d.result("no_oversell").violated);
+  EXPECT_NE(d.story, incident) << "free to change the story, the shrink ends the pause before the failover: " << properties::reproduce_command(dropped);
+}
+
 // keep: the plan stays exactly as written (an incident's write-up); only the sale and the
 // schedule shrink. drop: faults may go as long as the properties and mechanism stay.
 TEST(Shrink, KeepLeavesThePlanAsWrittenAndDropMayRemoveFaults) {
