@@ -129,6 +129,32 @@ TEST(Shrink, ANoValidityCheckCaseShrinksToARunTheValidityCheckingClientSurvives)
   EXPECT_FALSE(r.result("no_oversell").violated) << properties::reproduce_command(checked);
 }
 
+// Two mechanisms in one run, the same story (a pause, then its end): the late quorum (which only
+// the no-validity-check client takes) and a holder paused past its lease (which breaks the
+// validity-checking client too). Dropping the acquire pause keeps the story and the oversell;
+// the late quorum, kept as the case's situation, keeps the mechanism.
+TEST(Shrink, ALateQuorumBesideAnOutlivedLeaseKeepsTheLateQuorum) {
+  protocols::Scenario s;
+  s.design = "redlock_no_validity_check";
+  s.faults = sim::FaultPlan::parse("on 3rd during_acquire pause here for 499ms; on after_acquire pause here for 700ms");
+  std::optional<properties::RunResult> both;
+  for (std::uint64_t seed = 1; seed <= 100 && !both; ++seed) {
+    s.seed = seed;
+    properties::RunResult r = properties::run_checked(s);
+    if (r.result("no_oversell").violated && r.result("late_quorum_taken").reached) both = std::move(r);
+  }
+  ASSERT_TRUE(both) << "no seed of 100 took a late quorum and oversold";
+  properties::ShrinkOptions options;
+  options.budget_runs = 600;
+  const protocols::Scenario shrunk = properties::shrink(both->scenario, {"no_oversell"}, options);
+  const properties::RunResult run = properties::run_checked(shrunk);
+  EXPECT_TRUE(run.result("no_oversell").violated);
+  EXPECT_TRUE(run.result("late_quorum_taken").reached) << properties::reproduce_command(shrunk);
+  protocols::Scenario checked = shrunk;
+  checked.design = "redlock_read_modify_write";
+  EXPECT_FALSE(properties::run_checked(checked).result("no_oversell").violated) << properties::reproduce_command(checked);
+}
+
 // The story of faults: kinds in the order they first struck, with the first resume and failover
 // among them. A pause that outlasts a failover keeps doing so when shrunk.
 TEST(Shrink, TheStoryIsTheFaultsFirstStrikesInOrderWithResumeAndFailover) {
