@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <CLI/CLI.hpp>
+#include "cli/scenario_file.h"
 #include "protocols/settings.h"
 #include <fmt/format.h>
 
@@ -105,6 +106,18 @@ void note_ignored(const CLI::App* cmd, const std::vector<const char*>& names, co
   }
 }
 
+// A scenario file's [expect] for this command, against how it ended: one line after the verdict
+// (stderr when stdout carries JSON). The exit status stays the verdict's.
+int expectation(const ScenarioSource& source, const char* command, int status, bool quiet_stdout) {
+  const auto it = source.expect.find(command);
+  if (it == source.expect.end() || status == 2 || status == 3) return status;
+  const char* got = verdict_word(status);
+  const std::string line = it->second == got ? fmt::format("expected: {} {}, as {} states\n", command, got, source.path)
+                                             : fmt::format("expected: NOT as stated: {} expects {} to end {}; it ended {}\n", source.path, command, it->second, got);
+  std::fputs(line.c_str(), quiet_stdout ? stderr : stdout);
+  return status;
+}
+
 }  // namespace
 
 CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
@@ -126,7 +139,9 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
 
   run_cmd_ = app.add_subcommand("run", "One run of a design: the trace and a verdict per property");
   run_cmd_->footer(kExitStatuses);
-  run_cmd_->add_option("--variant", run_.variant, "Design to run (see `oversim list variants`)")->required();
+  run_cmd_->add_option("scenario", scenario_path_, "A scenario file (TOML; docs/guide.md#scenario-files): flags typed here override it");
+  run_cmd_->add_option("--variant", run_.variant, "Design to run (see `oversim list variants`); required unless a scenario file names it");
+  run_cmd_->add_option("--emit-scenario", run_.emit_scenario, "Also write this run's whole scenario to this file (TOML), which `oversim run FILE` replays");
   run_cmd_->add_option("--faults", run_.faults, "A fault profile name, 'none', or a fault plan, e.g. 'at 10ms pause app-1 for 2s'")->capture_default_str();
   run_cmd_->add_option("--seed", run_.seed, "Simulation seed (0..18446744073709551615)")->capture_default_str();
   run_cmd_->add_option("--trace", run_.trace, "Trace output: cut (the events that matter, at most 200 lines; the default), text (every event), json or none")->capture_default_str();
@@ -139,7 +154,8 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
 
   check_cmd_ = app.add_subcommand("check", "A seed sweep: counts per property, the first failing seed, a shrunk counterexample");
   check_cmd_->footer(kExitStatuses);
-  check_cmd_->add_option("--variant", check_.variant, "Design to check")->required();
+  check_cmd_->add_option("scenario", scenario_path_, "A scenario file (TOML; docs/guide.md#scenario-files): flags typed here override it");
+  check_cmd_->add_option("--variant", check_.variant, "Design to check; required unless a scenario file names it");
   check_cmd_->add_option("--faults", check_.faults, "A fault profile name (a plan per seed), 'none', or a fault plan")->capture_default_str();
   check_cmd_->add_option("--properties", check_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
   check_cmd_->add_option("--require", check_.require,
@@ -157,9 +173,12 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   drop_faults->excludes(no_shrink);
   check_cmd_->add_flag("--stop-at-first", check_.stop_at_first, "Stop at the first seed that violates an asserted property; report executions and wall time");
   check_cmd_->add_option("--json", check_.json, "Also write the result as JSON to this file (the verdict's kind, counts, the counterexample)");
+  check_cmd_->add_option("--emit-scenario", check_.emit_scenario,
+                         "Also write the shrunk counterexample's scenario to this file (TOML), which `oversim run FILE` replays");
   add_sweep_options(check_cmd_, check_.sweep, "Number of seeds (1..1000000), or a range a..b");
 
   compare_cmd_ = app.add_subcommand("compare", "Every design against every fault profile, as a table");
+  compare_cmd_->add_option("scenario", scenario_path_, "A scenario file (TOML; docs/guide.md#scenario-files): its design and faults as the table's one cell unless flags say otherwise");
   compare_cmd_->add_option("--variants", compare_.variants, "Designs to include, comma separated, or all")->capture_default_str();
   compare_cmd_->add_option("--faults", compare_.faults, "Profiles to include, comma separated, or all; or one fault plan")->capture_default_str();
   compare_cmd_->add_option("--properties", compare_.properties,
@@ -209,6 +228,8 @@ CommandLine::~CommandLine() = default;
 void CommandLine::set_defaults() {
   // Assigned in place: CLI11 holds references to these members.
   check_determinism_ = false;
+  scenario_path_.clear();
+  flag_origin_.clear();
   list_what_.clear();
   help_what_.clear();
   run_ = RunFlags{};
@@ -233,14 +254,17 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
   }
   try {
     reject_empty_values(*app_);
+    if (!scenario_path_.empty()) apply_scenario_file(std::vector<std::string>(argv + 1, argv + argc));
+    expand_plan_files();
   } catch (const UsageError& e) {
-    fmt::print(stderr, "oversim: {}\n", e.what());
+    fmt::print(stderr, "oversim: {}\n", with_origin(e.what()));
     return 2;
   }
   return std::nullopt;
 }
 
 void CommandLine::parse_or_throw(std::vector<std::string> args) {
+  const std::vector<std::string> typed = args;
   // CLI11 takes a reversed vector and consumes it.
   std::reverse(args.begin(), args.end());
   set_defaults();
@@ -250,6 +274,93 @@ void CommandLine::parse_or_throw(std::vector<std::string> args) {
     throw UsageError(e.what());
   }
   reject_empty_values(*app_);
+  if (!scenario_path_.empty()) apply_scenario_file(typed);
+  expand_plan_files();
+}
+
+void CommandLine::expand_plan_files() {
+  for (std::string* faults : {&run_.faults, &check_.faults, &compare_.faults, &hash_.faults, &explore_.faults, &demo_.faults}) *faults = plan_file_flag(*faults);
+}
+
+void CommandLine::apply_scenario_file(const std::vector<std::string>& args) {
+  const std::string path = scenario_path_;
+  const ScenarioFile file = read_scenario_file(path);
+  const std::vector<std::pair<std::string, CLI::App*>> commands = {{"run", run_cmd_}, {"check", check_cmd_}, {"compare", compare_cmd_}};
+  CLI::App* cmd = run_cmd_->parsed() ? run_cmd_ : check_cmd_->parsed() ? check_cmd_ : compare_cmd_;
+  const std::string name = cmd->get_name();
+  auto flag_of = [](const std::string& command, const std::string& key) {
+    if (key == "design") return std::string(command == "compare" ? "--variants" : "--variant");
+    return "--" + key;
+  };
+  // Every key names a flag of the command its table is for (top level and [workload]: each of
+  // them), so a misspelled key is an error whichever command reads the file.
+  for (const ScenarioEntry& e : file.entries) {
+    for (const auto& [command, app] : commands) {
+      const bool applies = e.table == command || e.table.empty() || e.table == "workload";
+      if (!applies) continue;
+      const CLI::Option* opt = app->get_option_no_throw(flag_of(command, e.key));
+      const bool positional = e.key == "scenario" || e.key == "help";
+      if (opt == nullptr || positional) {
+        const std::string table = e.table.empty() ? "the file's top level" : fmt::format("[{}]", e.table);
+        throw UsageError(fmt::format("{}: '{}' at {} is not a flag of `oversim {}` (see oversim help {})", file.where(e), e.key, table, command, command));
+      }
+      if (e.is_bool != (opt->get_items_expected_max() == 0)) {
+        throw UsageError(fmt::format("{}: '{}' {}", file.where(e), e.key, e.is_bool ? "takes a value, not true/false" : "is a switch: true or false"));
+      }
+    }
+  }
+  // The file's flags for this command, its own table after the common ones; the command line wins.
+  std::vector<std::string> overridden;
+  std::map<std::string, std::string> chosen;  // flag -> token
+  std::vector<std::string> order;
+  for (const std::string& table : {std::string(), std::string("workload"), name}) {
+    for (const ScenarioEntry& e : file.entries) {
+      if (e.table != table) continue;
+      const std::string flag = flag_of(name, e.key);
+      if (cmd->get_option(flag)->count() > 0) {
+        if (std::find(overridden.begin(), overridden.end(), flag) == overridden.end()) overridden.push_back(flag);
+        continue;
+      }
+      if (e.is_bool && e.value == "false") {
+        chosen.erase(flag);
+        continue;
+      }
+      if (chosen.count(flag) == 0) order.push_back(flag);
+      chosen[flag] = e.is_bool ? flag : fmt::format("{}={}", flag, e.value);
+      flag_origin_[flag] = file.where(e);
+    }
+  }
+  std::vector<std::string> full = args;
+  for (const std::string& flag : order) {
+    if (chosen.count(flag) > 0) full.push_back(chosen[flag]);
+  }
+  std::map<std::string, std::string> origin = flag_origin_;
+  std::reverse(full.begin(), full.end());
+  set_defaults();
+  try {
+    app_->parse(full);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(fmt::format("{} (with the flags of {})", e.what(), path));
+  }
+  reject_empty_values(*app_);
+  flag_origin_ = origin;
+  ScenarioSource source{path, overridden, file.expect, file.expect_violated};
+  if (name == "run") {
+    run_.source = source;
+    if (run_.variant.empty()) throw UsageError(fmt::format("{}: no design: write design = \"...\" in the file, or give --variant", path));
+  } else if (name == "check") {
+    check_.source = source;
+    if (check_.variant.empty()) throw UsageError(fmt::format("{}: no design: write design = \"...\" in the file, or give --variant", path));
+  } else {
+    compare_.source = source;
+  }
+}
+
+std::string CommandLine::with_origin(const std::string& message) const {
+  for (const auto& [flag, where] : flag_origin_) {
+    if (message.rfind(flag + ":", 0) == 0 || message.rfind(flag + " ", 0) == 0) return fmt::format("{} (set in {})", message, where);
+  }
+  return message;
 }
 
 bool CommandLine::is_run() const { return run_cmd_->parsed(); }
@@ -289,15 +400,17 @@ int CommandLine::execute() {
     if (lint_cmd_->parsed() && !lint_.prove) {
       note_ignored(lint_cmd_, {"--seeds", "--first-seed", "--jobs", "--horizon", "--strategy"}, "is for the sweeps of --prove; lint without it runs nothing");
     }
-    if (run_cmd_->parsed()) return run_command(run_);
-    if (check_cmd_->parsed()) return check_command(check_);
+    if (run_cmd_->parsed() && run_.variant.empty()) throw UsageError("run: --variant is required (or a scenario file that names the design)");
+    if (check_cmd_->parsed() && check_.variant.empty()) throw UsageError("check: --variant is required (or a scenario file that names the design)");
+    if (run_cmd_->parsed()) return expectation(run_.source, "run", run_command(run_), run_.trace == "json");
+    if (check_cmd_->parsed()) return expectation(check_.source, "check", check_command(check_), false);
     if (hash_cmd_->parsed()) return hash_command(hash_);
     if (lint_cmd_->parsed()) return lint_command(lint_);
     if (demo_cmd_->parsed()) return demo_command(demo_);
     if (explore_cmd_->parsed()) return explore_command(explore_);
     return compare_command(compare_);  // the main job, also with `compare`
   } catch (const UsageError& e) {
-    fmt::print(stderr, "oversim: {}\n", e.what());
+    fmt::print(stderr, "oversim: {}\n", with_origin(e.what()));
     return 2;
   }
 }

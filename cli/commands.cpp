@@ -2,6 +2,7 @@
 #include "cli/estimate.h"
 #include "cli/notes.h"
 #include "cli/result_file.h"
+#include "cli/scenario_file.h"
 
 #include <algorithm>
 #include <charconv>
@@ -463,6 +464,7 @@ int run_command(const RunFlags& f) {
     throw UsageError(fmt::format("--trace: unknown format '{}' (expected text, json, cut or none)", f.trace));
   }
   const std::vector<std::string> asserted = properties_flag(f.properties);
+  check_result_path("--emit-scenario", f.emit_scenario);
   guard_run(f);  // before the scenario: a profile's probe may be the costly part
   Scenario s = run_scenario(f);
   print_notes(s);
@@ -489,12 +491,23 @@ int run_command(const RunFlags& f) {
   if (f.trace == "none") s.keep_trace = false;
   RunResult r = properties::run_checked(s);
   const properties::VerdictKind verdict = properties::judge(r, asserted);
+  if (!f.emit_scenario.empty()) {
+    std::vector<std::string> violated;
+    for (const std::string& a : asserted) {
+      if (r.result(a).violated) violated.push_back(a);
+    }
+    write_result_file("--emit-scenario", f.emit_scenario,
+                      scenario_toml(s, asserted, fmt::format("The scenario of `oversim run` (variant {}, seed {}, trace hash {})", s.design, s.seed,
+                                                             sim::format_hash(r.outcome.hash())),
+                                    exit_status(verdict), violated));
+  }
   if (f.trace == "json") {
     std::fputs(sim::render_jsonl(r.events).c_str(), stdout);
     return exit_status(verdict);
   }
   fmt::print("oversim run: variant {}, seed {}, faults: {}\nworkload: {}\nsettings: {}\n", s.design, s.seed, s.faults.empty() ? "none" : s.faults.to_string(),
              describe_workload(sale_workload(s)), settings_line(s));
+  std::fputs(f.source.header_line().c_str(), stdout);
   if (f.trace == "text") fmt::print("\n{}", sim::render_text(r.events));
   if (f.trace == "cut") {
     // The events that matter (faults, lock beliefs, stock writes, orders, acks, and every
@@ -581,6 +594,15 @@ int check_command(const CheckFlags& f) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
   const std::vector<std::string> required = require_flag(f.require);
   check_json_path(f.json);
+  check_result_path("--emit-scenario", f.emit_scenario);
+  // --emit-scenario writes a counterexample; a sweep that found none says so and leaves the file.
+  struct EmitNote {
+    const std::string& path;
+    bool written = false;
+    ~EmitNote() {
+      if (!path.empty() && !written && std::uncaught_exceptions() == 0) fmt::print(stderr, "oversim: --emit-scenario: no counterexample to write; {} left as it was\n", path);
+    }
+  } emit_note{f.emit_scenario};
   const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given);
   const unsigned jobs = jobs_flag(f.sweep.jobs);
   const FaultsChoice faults = faults_flag(f.faults);
@@ -601,10 +623,11 @@ int check_command(const CheckFlags& f) {
   opt.asserted = asserted;
   opt.stop_at_first = f.stop_at_first;
   const std::string strategy = effective_strategy(first, faults, f.sweep.strategy_typed);
-  fmt::print("oversim check: variant {}, faults {}, strategy {}, seeds {}..{}{}, {} jobs\nworkload: {}\nsettings: {}\nasserting: {}\n\n", f.variant,
+  fmt::print("oversim check: variant {}, faults {}, strategy {}, seeds {}..{}{}, {} jobs\nworkload: {}\nsettings: {}\nasserting: {}\n", f.variant,
              faults.profile.empty() ? fmt::format("'{}'", faults.plan.to_string()) : fmt::format("{} (a plan per seed)", faults.profile), strategy,
              seeds.first, seeds.last(), f.stop_at_first ? " (stop at the first violation)" : "", jobs, describe_workload(sale_workload(first)),
              settings_line(first), join(asserted));
+  fmt::print("{}\n", f.source.header_line());
   std::fflush(stdout);  // the header before the sweep: a pipe killed mid-sweep still shows what ran
   properties::SweepResult sw = properties::sweep(opt);
   reject_invalid(sw, faults.label());
@@ -745,6 +768,18 @@ int check_command(const CheckFlags& f) {
   }
   fmt::print("\nthe events that matter:\n{}", sim::render_text(properties::cut_trace(shown_run.events, 80, properties::violation_steps(shown_run))));
   fmt::print("\nreproduce: {}\n", properties::reproduce_command(shown, asserted));
+  if (!f.emit_scenario.empty()) {
+    std::vector<std::string> violated;
+    for (const std::string& a : asserted) {
+      if (shown_run.result(a).violated) violated.push_back(a);
+    }
+    write_result_file("--emit-scenario", f.emit_scenario,
+                      scenario_toml(shown, asserted, fmt::format("The {}counterexample of `oversim check` (variant {}, faults {}, seed {})", f.no_shrink ? "" : "shrunk ",
+                                                                 f.variant, faults.label(), *sw.first_failing_seed),
+                                    exit_status(properties::judge(shown_run, asserted)), violated));
+    emit_note.written = true;
+    fmt::print("scenario written to {}: oversim run {}\n", f.emit_scenario, f.emit_scenario);
+  }
   j["verdict"]["first_failing_seed"] = *sw.first_failing_seed;
   j["counterexample"] = counterexample_json(shown, shown_run, asserted);
   write_json(f.json, j);
@@ -877,6 +912,7 @@ int compare_command(const CompareFlags& f) {
   const protocols::Workload w = to_workload(f.sweep.workload);
   fmt::print("oversim compare: {} seeds per cell (seeds {}..{}), strategy {}, {} jobs\nworkload: {}\n", seeds.count, seeds.first, seeds.last(),
              effective_strategy(bases.front(), faults.front(), f.sweep.strategy_typed), jobs, describe_workload(w));
+  std::fputs(f.source.header_line().c_str(), stdout);
   {
     Scenario typed;
     typed.workload = w;

@@ -7,6 +7,7 @@
 
 #include "cli/demo.h"
 #include "cli/flags.h"
+#include "cli/scenario_file.h"
 
 namespace oversim::cli {
 
@@ -28,6 +29,8 @@ struct RunFlags {
   std::string strategy = kDefaultStrategy;
   bool strategy_typed = false;
   bool force = false;  // run past the cost limits (cli/estimate.h)
+  std::string emit_scenario;  // a file for the run's scenario ("" : none)
+  ScenarioSource source;      // the scenario file the flags came from, if any
   WorkloadFlags workload;
 };
 
@@ -53,6 +56,8 @@ struct CheckFlags {
   bool stop_at_first = false;
   std::string require;  // sometimes properties that must be reached in some run ("" : none)
   std::string json;  // a file for the machine-readable result ("" : none)
+  std::string emit_scenario;  // a file for the shrunk counterexample's scenario ("" : none)
+  ScenarioSource source;
   SweepFlags sweep;
 };
 
@@ -60,6 +65,7 @@ struct CompareFlags {
   std::string variants = "all";
   std::string faults = "all";
   std::string properties;  // the table's property columns ("" : the default ones)
+  ScenarioSource source;
   SweepFlags sweep;
 };
 

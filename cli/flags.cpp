@@ -1,6 +1,8 @@
 #include "cli/flags.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -146,6 +148,32 @@ namespace {
   throw UsageError(fmt::format("--faults: combination '{}': {} (profiles: {})", text, *protocols::combination_problem(text), join(profile_names())));
 }
 }  // namespace
+
+std::string plan_file_flag(const std::string& text) {
+  if (text.size() < 2 || text[0] != '@') return text;
+  const std::string path = text.substr(1);
+  std::ifstream in(path);
+  std::error_code ec;
+  if (!in || std::filesystem::is_directory(path, ec)) throw UsageError(fmt::format("--faults: cannot read the plan file '{}'", path));
+  std::string out, line;
+  while (std::getline(in, line)) {
+    line = line.substr(0, line.find('#'));
+    size_t start = 0;
+    while (start <= line.size()) {
+      const size_t semi = std::min(line.find(';', start), line.size());
+      const std::string item = line.substr(start, semi - start);
+      const size_t first = item.find_first_not_of(" \t\r");
+      if (first != std::string::npos) {
+        if (!out.empty()) out += "; ";
+        out += item.substr(first, item.find_last_not_of(" \t\r") - first + 1);
+      }
+      start = semi + 1;
+    }
+  }
+  if (in.bad()) throw UsageError(fmt::format("--faults: cannot read the plan file '{}'", path));
+  if (out.empty()) throw UsageError(fmt::format("--faults: the plan file '{}' holds no fault (write 'none' in it for no faults)", path));
+  return out;
+}
 
 FaultsChoice faults_flag(const std::string& text) {
   if (text.empty()) throw UsageError("--faults: empty (a profile name, 'none' for no faults, or a plan like 'at 10ms pause app-1 for 2s')");

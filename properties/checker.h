@@ -189,7 +189,16 @@ std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs,
 // with `--properties` when `asserted` differs from the default set, so the line replays the
 // same verdict and exit status.
 std::string reproduce_command(const protocols::Scenario& scenario, const std::vector<std::string>& asserted = default_asserted());
-// The workload and horizon flags of `scenario` that differ from the defaults (" --stock 1 ...").
+// One flag of a command line, with its value as `run` reads it back ("--stock", "1").
+struct FlagValue {
+  std::string flag;
+  std::string value;
+};
+// The horizon, schedule, workload and setting flags of `scenario` that differ from the defaults,
+// in the order a reproduce line prints them: the one list behind reproduce lines and scenario
+// files, so the two never disagree.
+std::vector<FlagValue> scenario_settings(const protocols::Scenario& scenario);
+// scenario_settings as command-line text (" --stock 1 ..."), quoted where a shell would split.
 std::string scenario_flags(const protocols::Scenario& scenario);
 
 
