@@ -87,7 +87,9 @@ void reject_empty_values(const CLI::App& app) {
         if (!value.empty()) continue;
         const bool positional = opt->get_name().empty() || opt->get_name().rfind("--", 0) != 0;
         const std::string name = positional ? fmt::format("{} {}", sub->get_name(), opt->get_name(true)) : opt->get_name();
-        const std::string instead = opt->get_required()              ? std::string("it needs one")
+        // --variant is required unless a scenario file names the design.
+        const bool needed = opt->get_required() || opt->get_name() == "--variant";
+        const std::string instead = needed                           ? std::string("it needs one")
                                     : opt->get_default_str().empty() ? std::string("leave it out instead")
                                                                      : fmt::format("leave it out for its default, {}", opt->get_default_str());
         throw UsageError(fmt::format("{}: an empty value ({})", name, instead));

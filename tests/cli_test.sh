@@ -506,5 +506,42 @@ if ! printf '%s\n' "$err" | grep -q '^oversim: estimate: about [0-9]*m of CPU ([
 if "$oversim" compare --seeds 1 --variants db_conditional_update --faults none 2>&1 >/dev/null | grep -q estimate; then
   echo "FAIL: a small compare printed an estimate"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
+# Scenario files: a bad file is one line naming the file, the line and the problem, exit 2; flags
+# typed on the command line override the file and the header says which; --faults @FILE reads a
+# plan with comments (a ';' inside one splits nothing).
+sdir=$(mktemp -d)
+printf 'design = "redis_lock_read_modify_write"\nbuyerz = 3\n' >"$sdir/typo.toml"
+expect 2 "typo.toml:2: 'buyerz' at the file's top level is not a flag of \`oversim run\`" run "$sdir/typo.toml"
+printf 'design = "redis_lock_read_modify_write"\n[check]\nseedz = 3\n' >"$sdir/typo2.toml"
+expect 2 "typo2.toml:3: 'seedz' at [check] is not a flag of \`oversim check\`" run "$sdir/typo2.toml"
+printf 'design = "redis_lock_read_modify_write"\n[workload]\nbuyers = "many"\n' >"$sdir/value.toml"
+expect 2 "(set in $sdir/value.toml:3)" run "$sdir/value.toml"
+printf 'design = "redis_lock_read_modify_write"\n[workload]\nlock-ttl = 0.5\n' >"$sdir/float.toml"
+expect 2 "float.toml:3: [workload] lock-ttl: write durations and ratios as strings" check "$sdir/float.toml"
+printf 'design = "redis_lock_read_modify_write\n' >"$sdir/syntax.toml"
+expect 2 "syntax.toml:1:" run "$sdir/syntax.toml"
+printf '[expect]\ncheck = "fine"\n' >"$sdir/expect.toml"
+expect 2 "expect.toml:2: [expect] check: one of holds, violated, incomplete, vacuous, unfired" check "$sdir/expect.toml" --variant db_conditional_update
+printf 'faults = "none"\n' >"$sdir/nodesign.toml"
+expect 2 "no design" run "$sdir/nodesign.toml"
+expect 2 "no such scenario file" check "$sdir/missing.toml"
+printf 'design = "db_conditional_update"\n[workload]\nbuyers = 7\nstock = 3\n' >"$sdir/ok.toml"
+out=$("$oversim" run "$sdir/ok.toml" --stock 2 --trace none 2>/dev/null)
+if ! printf '%s\n' "$out" | grep -q "^workload: 7 buyers, 1 sku x 2 units" || ! printf '%s\n' "$out" | grep -q "^scenario: $sdir/ok.toml, with --stock from the command line$"; then
+  echo "FAIL: a typed flag did not override the scenario file, or the header did not say so: $out"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+printf '# the incident; it started at 1s\n at 1s crash db   # the primary; restarted below\n\nat 2s restart db\n' >"$sdir/incident.plan"
+out=$("$oversim" run --variant db_conditional_update --faults "@$sdir/incident.plan" --trace none 2>/dev/null)
+if ! printf '%s\n' "$out" | grep -q "^oversim run: variant db_conditional_update, seed 1, faults: at 1s crash db; at 2s restart db$"; then
+  echo "FAIL: --faults @FILE did not read the plan: $out"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+expect 2 "--faults: cannot read the plan file" run --variant db_conditional_update --faults "@$sdir/none.plan"
+expect 2 "--emit-scenario" run --variant db_conditional_update --emit-scenario "$sdir"
+# run --emit-scenario writes a file that replays to the same trace hash.
+"$oversim" run --variant redis_lock_read_modify_write --faults gc-pause --seed 4 --buyers 6 --trace none --emit-scenario "$sdir/run.toml" >"$sdir/a.txt" 2>/dev/null
+"$oversim" run "$sdir/run.toml" --trace none >"$sdir/b.txt" 2>/dev/null
+a=$(sed -n 's/.*trace hash \([0-9a-f]*\).*/\1/p' "$sdir/a.txt"); b=$(sed -n 's/.*trace hash \([0-9a-f]*\).*/\1/p' "$sdir/b.txt")
+if [ -z "$a" ] || [ "$a" != "$b" ] || ! grep -q "^expected: run violated, as $sdir/run.toml states$" "$sdir/b.txt"; then
+  echo "FAIL: run --emit-scenario did not round-trip ($a vs $b)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+rm -rf "$sdir"
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
