@@ -775,7 +775,7 @@ int check_command(const CheckFlags& f) {
     }
     write_result_file("--emit-scenario", f.emit_scenario,
                       scenario_toml(shown, asserted, fmt::format("The {}counterexample of `oversim check` (variant {}, faults {}, seed {})", f.no_shrink ? "" : "shrunk ",
-                                                                 f.variant, faults.label(), *sw.first_failing_seed),
+                                                                 f.variant, faults.profile.empty() ? std::string("as planned") : faults.profile, *sw.first_failing_seed),
                                     exit_status(properties::judge(shown_run, asserted)), violated));
     emit_note.written = true;
     fmt::print("scenario written to {}: oversim run {}\n", f.emit_scenario, f.emit_scenario);
