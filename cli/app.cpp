@@ -186,6 +186,9 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   compare_cmd_->add_option("--properties", compare_.properties,
                            "The table's property columns, comma separated, or all; 'sometimes' ones count the runs that reached them "
                            "(default: the business ones, mutex, progress, and the lock's coverage: expired, contend, hit)");
+  compare_cmd_->add_option("--json", compare_.json,
+                           "Also write the table as JSON to this file: every cell's property counts with 95% Wilson intervals, its unfired and "
+                           "horizon runs, lock costs and metrics (docs/json-schema.md)");
   add_sweep_options(compare_cmd_, compare_.sweep, "Seeds per cell (1..100000), or a range a..b");
 
   lint_cmd_ = app.add_subcommand("lint", "The article's checklist for each design and this workload, before any run (--prove backs each answer with a sweep)");

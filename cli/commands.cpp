@@ -3,6 +3,7 @@
 #include "cli/notes.h"
 #include "cli/result_file.h"
 #include "cli/scenario_file.h"
+#include "report/json.h"
 
 #include <algorithm>
 #include <charconv>
@@ -65,11 +66,8 @@ int exit_status(properties::VerdictKind kind) {
   return 3;
 }
 
-// The JSON verdict every result carries: its kind (the one field a script needs), whether it
-// holds (only exhaustive and random do) and the exit status it gives.
-nlohmann::json verdict_json(properties::VerdictKind kind, const char* search) {
-  return {{"kind", properties::to_string(kind)}, {"search", search}, {"holds", properties::holds(kind)}, {"exit_status", exit_status(kind)}};
-}
+// The JSON verdict every result carries (report/json.h), with this command line's exit status.
+nlohmann::json verdict_json(properties::VerdictKind kind, const char* search) { return report::verdict_json(kind, search, exit_status(kind)); }
 
 // The first line of a run's outcome detail ("virtual-time horizon of 6s reached"), without the
 // report of what was still waiting that follows it.
@@ -169,29 +167,8 @@ void check_json_path(const std::string& path) { check_result_path("--json", path
 
 void write_json(const std::string& path, const nlohmann::json& j) { write_result_file("--json", path, j.dump(2) + "\n"); }
 
-nlohmann::json properties_json(const std::vector<std::string>& asserted, const std::function<nlohmann::json(const properties::Property&)>& counts) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& p : properties::catalogue()) {
-    nlohmann::json j = counts(p);
-    j["name"] = p.name;
-    j["kind"] = properties::to_string(p.kind);
-    j["asserted"] = std::find(asserted.begin(), asserted.end(), p.name) != asserted.end();
-    out.push_back(j);
-  }
-  return out;
-}
-
-nlohmann::json counterexample_json(const Scenario& s, const RunResult& r, const std::vector<std::string>& asserted) {
-  nlohmann::json violated = nlohmann::json::array();
-  for (const properties::PropertyResult& pr : r.properties) {
-    if (pr.violated) violated.push_back({{"property", pr.property->name}, {"at_ns", (pr.violation->at - sim::Instant::zero()).count_ns()}, {"step", pr.violation->step}, {"witness", pr.violation->witness}});
-  }
-  return {{"design", s.design},          {"seed", s.seed},
-          {"faults", s.faults.to_string()}, {"schedule", s.schedule},
-          {"buyers", s.workload.buyers},  {"stock", s.workload.stock},
-          {"protocol_events", properties::protocol_events(r.events)},
-          {"violated", violated},         {"reproduce", properties::reproduce_command(s, asserted)}};
-}
+using report::counterexample_json;
+using report::properties_json;
 
 // A sweep probes each seed for its own PCT estimate, so an exact `pct:D:K` (a single run's
 // schedule, as reproduce lines print it) would be replaced seed by seed: refuse it instead.
@@ -570,25 +547,7 @@ std::string unreached_why(const std::vector<std::string>& unreached, const std::
   return all_typed ? "required with --require" : "the profile's faults must strike there for the runs to test it";
 }
 
-nlohmann::json metrics_json(const properties::SaleMetrics& m) {
-  // null: no value, or (answer times) a buyer that never heard an answer.
-  auto ns = [](const std::optional<sim::Duration>& d) { return d && *d != sim::Duration::max() ? nlohmann::json(d->count_ns()) : nlohmann::json(nullptr); };
-  return {{"runs", m.runs},
-          {"units", m.units},
-          {"sold", m.sold},
-          {"told_bought", m.told_bought},
-          {"sold_out_runs", m.sell_out.size()},
-          {"sell_out_median_ns", ns(properties::quantile(m.sell_out, 500))},
-          {"first_unit_median_ns", ns(properties::quantile(m.first_unit, 500))},
-          {"selling_window_ns", m.window_us * 1000},
-          {"orders_per_s", m.orders_per_s()},
-          {"buyers", {{"total", m.buyers}, {"bought", m.bought}, {"told_sold_out", m.told_sold_out}, {"turned_away", m.turned_away},
-                      {"unanswered", m.unanswered}, {"told_wrong", m.told_wrong}}},
-          {"answer_time_ns", {{"p50", ns(properties::quantile(m.answer_times, 500))}, {"p99", ns(properties::quantile(m.answer_times, 990))},
-                              {"p999", ns(properties::quantile(m.answer_times, 999))}}},
-          {"monitoring", {{"lock_acquires", m.lock_acquires}, {"lock_gave_up", m.lock_gave_up}, {"lock_wait_p99_ns", ns(properties::quantile(m.lock_waits, 990))},
-                          {"deductions", m.deductions}, {"deductions_refused", m.deductions_refused}, {"ledger_difference", m.ledger_difference}}}};
-}
+using report::metrics_json;
 
 int check_command(const CheckFlags& f) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
@@ -679,7 +638,8 @@ int check_command(const CheckFlags& f) {
   const bool typed_plan = faults.profile.empty();
   const properties::VerdictKind verdict = properties::judge(sw, required_all, typed_plan);
   const std::vector<std::string> unreached = properties::unreached(sw, required_all);
-  nlohmann::json j = {{"command", "check"},
+  nlohmann::json j = {{"schema", report::kSchema},
+                      {"command", "check"},
                       {"variant", f.variant},
                       {"faults", faults.label()},
                       {"workload", describe_workload(sale_workload(first))},
@@ -700,6 +660,7 @@ int check_command(const CheckFlags& f) {
   j["required"] = required_all;
   j["unreached"] = unreached;
   j["metrics"] = metrics_json(sw.metrics);
+  j["scenario"] = report::scenario_json(opt.base);
   switch (verdict) {
     case properties::VerdictKind::incomplete:
       fmt::print("verdict: INCOMPLETE: {} of {} runs stopped at their horizon before the sale ended (first seed {}): what they checked at the end was "
@@ -879,6 +840,7 @@ int compare_command(const CompareFlags& f) {
   const std::vector<FaultsChoice> faults = faults_list_flag(f.faults);
   const std::vector<Column> columns = columns_flag(f.properties);
   sweep_strategy_flag(f.sweep);
+  check_json_path(f.json);
   guard_compare(f);
   // Check every cell's inputs before the first row is printed.
   std::vector<Scenario> bases;
@@ -938,10 +900,15 @@ int compare_command(const CompareFlags& f) {
   std::fflush(stdout);  // the header before the first row's sweep
   bool internal_error = false;
   int partly_unfired = 0;  // cells in which some run missed a later fault of its profile's plan
+  nlohmann::json cells = nlohmann::json::array();
+  auto skipped_cell = [&cells](const std::string& v, const FaultsChoice& fc, const std::string& why) {
+    cells.push_back({{"variant", v}, {"faults", fc.label()}, {"applies", false}, {"why", why}});
+  };
   for (const std::string& v : listed) {
     for (size_t i = 0; i < faults.size(); ++i) {
       if (auto why = refused.find(v); why != refused.end()) {
         fmt::print("{:<30} {:<{}} does not apply: {}\n", v, faults[i].label(), faults_width, why->second);
+        skipped_cell(v, faults[i], why->second);
         continue;
       }
       properties::SweepOptions opt;
@@ -957,12 +924,14 @@ int compare_command(const CompareFlags& f) {
       if (sw.inapplicable) {
         // Not an empty row that reads as "holds": the design has nothing this profile strikes.
         fmt::print(" does not apply: {}\n", *sw.inapplicable);
+        skipped_cell(v, faults[i], *sw.inapplicable);
         std::fflush(stdout);
         continue;
       }
       if (sw.runs > 0 && sw.unplaced == sw.runs) {
         // Not an empty row that reads as "holds": the profile has nothing to strike in this design.
         fmt::print(" does not apply: {}\n", sw.unplaced_why);
+        skipped_cell(v, faults[i], sw.unplaced_why);
         std::fflush(stdout);
         continue;
       }
@@ -1006,6 +975,36 @@ int compare_command(const CompareFlags& f) {
           fmt::print("{:<44} (vacuous: in no run did the fault strike {}; the row tested nothing of it)\n", "", t.where);
         }
       }
+      {
+        // The cell as data: every property's count over the runs, with its rate's 95% Wilson interval.
+        nlohmann::json props = nlohmann::json::object();
+        for (const auto& p : properties::catalogue()) {
+          const properties::PropertyCount& count = sw.counts[p.name];
+          const bool sometimes = p.kind == properties::Kind::sometimes;
+          nlohmann::json rate = report::rate_json(sometimes ? count.reached : count.violated, static_cast<int64_t>(sw.runs));
+          rate["kind"] = properties::to_string(p.kind);
+          props[p.name] = rate;
+        }
+        std::vector<std::string> vacuous;
+        for (const Target& t : profile_targets(faults[i], opt.base)) {
+          if (sw.runs > sw.unplaced && sw.counts[t.property].reached == 0) vacuous.push_back(t.property);
+        }
+        cells.push_back({{"variant", v},
+                         {"faults", faults[i].label()},
+                         {"applies", true},
+                         {"runs", sw.runs},
+                         {"has_lock_service", has_lock},
+                         {"properties", props},
+                         {"unfired", {{"runs", sw.unfired}, {"untested", untested}, {"planned", sw.faults_planned}, {"fired", sw.faults_fired}}},
+                         {"runs_unplaced", sw.unplaced},
+                         {"runs_at_horizon", sw.horizon_runs()},
+                         {"never_reached", vacuous},
+                         {"lock_requests", sw.counter("lock.requests")},
+                         {"purchases", sw.purchases},
+                         {"lock_wakeups", sw.counter("lock.wakeups")},
+                         {"lock_releases", sw.counter("lock.releases")},
+                         {"metrics", metrics_json(m)}});
+      }
       for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
       internal_error |= !sw.errors.empty();
       std::fflush(stdout);
@@ -1021,6 +1020,23 @@ int compare_command(const CompareFlags& f) {
   fmt::print("\nInspect a cell: oversim check --variant <variant> --faults {} --seeds {}..{}{}{}\n",
              faults.size() == 1 && faults[0].profile.empty() ? fmt::format("'{}'", faults[0].plan.to_string()) : "<profile>", seeds.first, seeds.last(),
              default_strategy ? "" : fmt::format(" --strategy {}", strategy), properties::scenario_flags(sweep_base(bases.front(), faults.front(), f.sweep.workload)));
+  if (!f.json.empty()) {
+    Scenario shown = bases.front();
+    shown.design = variants.empty() ? std::string() : variants.front();
+    write_json(f.json, {{"schema", report::kSchema},
+                        {"command", "compare"},
+                        {"seeds", {seeds.first, seeds.last()}},
+                        {"strategy", protocols::to_string(bases.front().search)},
+                        {"jobs", jobs},
+                        {"workload", report::scenario_json(shown)["flags"]},
+                        {"variants", listed},
+                        {"faults", [&] {
+                           nlohmann::json out = nlohmann::json::array();
+                           for (const FaultsChoice& fc : faults) out.push_back(fc.profile.empty() ? fc.plan.to_string() : fc.profile);
+                           return out;
+                         }()},
+                        {"cells", cells}});
+  }
   // compare is a report on many designs, most of them unsafe on purpose: violations are its
   // content, not a failure. Use `check` to assert.
   return internal_error ? 3 : 0;
@@ -1199,7 +1215,8 @@ int explore_command(const ExploreFlags& f) {
     fmt::print("{} of {} executions stopped at their horizon ({}) before the sale ended: their end-of-run checks saw an unfinished sale\n", r.horizon_runs(),
                r.executions, sim::format_duration(o.base.horizon));
   }
-  nlohmann::json j = {{"command", "explore"},
+  nlohmann::json j = {{"schema", report::kSchema},
+                      {"command", "explore"},
                       {"variant", design.name},
                       {"verdict", verdict_json(verdict, "exhaustive")},
                       {"properties", properties_json(o.asserted, [&](const properties::Property& p) {

@@ -65,6 +65,7 @@ struct CompareFlags {
   std::string variants = "all";
   std::string faults = "all";
   std::string properties;  // the table's property columns ("" : the default ones)
+  std::string json;        // a file for the result as data ("" : none)
   ScenarioSource source;
   SweepFlags sweep;
 };

@@ -837,39 +837,39 @@ std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs,
   return lines;
 }
 
-std::vector<FlagValue> scenario_settings(const Scenario& s) {
+std::vector<FlagValue> scenario_settings(const Scenario& s, bool every) {
   const protocols::Workload d;
   const protocols::Workload& w = s.workload;
   std::vector<FlagValue> out;
   auto add = [&out](const char* flag, std::string value) { out.push_back({flag, std::move(value)}); };
   static const sim::Duration default_horizon = Scenario{}.horizon;
-  if (s.horizon != default_horizon) add("--horizon", sim::format_duration(s.horizon));
-  if (s.schedule != "random") add("--strategy", s.schedule);
-  if (w.buyers != d.buyers) add("--buyers", std::to_string(w.buyers));
-  if (w.stock != d.stock) add("--stock", std::to_string(w.stock));
-  if (w.skus != d.skus) add("--skus", std::to_string(w.skus));
-  if (w.app_nodes != d.app_nodes) add("--apps", std::to_string(w.app_nodes));
-  if (w.arrival != d.arrival) add("--arrival", protocols::to_string(w.arrival));
-  if (w.max_retries != d.max_retries) add("--retries", std::to_string(w.max_retries));
-  if (!(w.double_click == d.double_click)) add("--double-click", sim::format_ratio(w.double_click));
-  if (!(protocols::remote_call_distribution(w) == protocols::remote_call_distribution(d))) {
+  if (every || s.horizon != default_horizon) add("--horizon", sim::format_duration(s.horizon));
+  if (every || s.schedule != "random") add("--strategy", s.schedule);
+  if (every || w.buyers != d.buyers) add("--buyers", std::to_string(w.buyers));
+  if (every || w.stock != d.stock) add("--stock", std::to_string(w.stock));
+  if (every || w.skus != d.skus) add("--skus", std::to_string(w.skus));
+  if (every || w.app_nodes != d.app_nodes) add("--apps", std::to_string(w.app_nodes));
+  if (every || w.arrival != d.arrival) add("--arrival", protocols::to_string(w.arrival));
+  if (every || w.max_retries != d.max_retries) add("--retries", std::to_string(w.max_retries));
+  if (every || !(w.double_click == d.double_click)) add("--double-click", sim::format_ratio(w.double_click));
+  if (every || !(protocols::remote_call_distribution(w) == protocols::remote_call_distribution(d))) {
     add("--remote-call", protocols::format_distribution(protocols::remote_call_distribution(w)));
   }
-  if (w.lock_ttl != d.lock_ttl) add("--lock-ttl", sim::format_duration(w.lock_ttl));
-  if (w.lock_wait != d.lock_wait) add("--lock-wait", sim::format_duration(w.lock_wait));
-  if (w.gateway_timeout != d.gateway_timeout) add("--gateway-timeout", sim::format_duration(w.gateway_timeout));
-  if (!(protocols::replication_distribution(w) == protocols::replication_distribution(d))) {
+  if (every || w.lock_ttl != d.lock_ttl) add("--lock-ttl", sim::format_duration(w.lock_ttl));
+  if (every || w.lock_wait != d.lock_wait) add("--lock-wait", sim::format_duration(w.lock_wait));
+  if (every || w.gateway_timeout != d.gateway_timeout) add("--gateway-timeout", sim::format_duration(w.gateway_timeout));
+  if (every || !(protocols::replication_distribution(w) == protocols::replication_distribution(d))) {
     add("--replication-lag", protocols::format_distribution(protocols::replication_distribution(w)));
   }
-  if (w.redis_persistence != d.redis_persistence) add("--persistence", protocols::to_string(w.redis_persistence));
-  if (w.redlock_masters != d.redlock_masters) add("--masters", std::to_string(w.redlock_masters));
-  if (w.zk_servers != d.zk_servers) add("--zk-servers", std::to_string(w.zk_servers));
-  if (w.burst_window != d.burst_window) add("--burst-window", sim::format_duration(w.burst_window));
-  if (w.poisson_mean != d.poisson_mean) add("--poisson-mean", sim::format_duration(w.poisson_mean));
-  if (w.latency_min != d.latency_min || w.latency_max != d.latency_max || w.latency_tail != d.latency_tail) add("--latency", protocols::format_latency(w));
+  if (every || w.redis_persistence != d.redis_persistence) add("--persistence", protocols::to_string(w.redis_persistence));
+  if (every || w.redlock_masters != d.redlock_masters) add("--masters", std::to_string(w.redlock_masters));
+  if (every || w.zk_servers != d.zk_servers) add("--zk-servers", std::to_string(w.zk_servers));
+  if (every || w.burst_window != d.burst_window) add("--burst-window", sim::format_duration(w.burst_window));
+  if (every || w.poisson_mean != d.poisson_mean) add("--poisson-mean", sim::format_duration(w.poisson_mean));
+  if (every || w.latency_min != d.latency_min || w.latency_max != d.latency_max || w.latency_tail != d.latency_tail) add("--latency", protocols::format_latency(w));
   for (const protocols::Setting& setting : protocols::settings()) {
     std::string v = setting.get(w);
-    if (v != setting.get(d)) add(setting.flag, std::move(v));
+    if (every || v != setting.get(d)) add(setting.flag, std::move(v));
   }
   return out;
 }

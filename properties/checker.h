@@ -196,8 +196,9 @@ struct FlagValue {
 };
 // The horizon, schedule, workload and setting flags of `scenario` that differ from the defaults,
 // in the order a reproduce line prints them: the one list behind reproduce lines and scenario
-// files, so the two never disagree.
-std::vector<FlagValue> scenario_settings(const protocols::Scenario& scenario);
+// files, so the two never disagree. With `every`, each of them whatever its value (the schedule
+// included), for a result that states the whole scenario.
+std::vector<FlagValue> scenario_settings(const protocols::Scenario& scenario, bool every = false);
 // scenario_settings as command-line text (" --stock 1 ..."), quoted where a shell would split.
 std::string scenario_flags(const protocols::Scenario& scenario);
 

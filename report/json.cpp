@@ -1,0 +1,111 @@
+#include "report/json.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "properties/property.h"
+#include "sim/time.h"
+
+namespace oversim::report {
+
+nlohmann::json verdict_json(properties::VerdictKind kind, const char* search, int exit_status) {
+  return {{"kind", properties::to_string(kind)}, {"search", search}, {"holds", properties::holds(kind)}, {"exit_status", exit_status}};
+}
+
+nlohmann::json scenario_json(const protocols::Scenario& s) {
+  nlohmann::json faults = nlohmann::json::array();
+  for (const sim::Fault& f : s.faults.faults) faults.push_back(sim::FaultPlan{{f}}.to_string());
+  nlohmann::json flags = nlohmann::json::object();
+  for (const properties::FlagValue& f : properties::scenario_settings(s, true)) flags[f.flag.substr(2)] = f.value;
+  nlohmann::json changed = nlohmann::json::array();
+  for (const properties::FlagValue& f : properties::scenario_settings(s)) changed.push_back(f.flag.substr(2));
+  const protocols::Workload& w = s.workload;
+  return {{"design", s.design},
+          {"seed", s.seed},
+          {"schedule", s.schedule},
+          {"horizon_ns", s.horizon.count_ns()},
+          {"faults", faults},
+          {"buyers", w.buyers},
+          {"stock", w.stock},
+          {"skus", w.skus},
+          {"apps", w.app_nodes},
+          {"lock_ttl_ns", w.lock_ttl.count_ns()},
+          {"lock_wait_ns", w.lock_wait.count_ns()},
+          {"gateway_timeout_ns", w.gateway_timeout.count_ns()},
+          {"flags", flags},
+          {"changed", changed}};
+}
+
+nlohmann::json properties_json(const std::vector<std::string>& asserted, const std::function<nlohmann::json(const properties::Property&)>& counts) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : properties::catalogue()) {
+    nlohmann::json j = counts(p);
+    j["name"] = p.name;
+    j["kind"] = properties::to_string(p.kind);
+    j["asserted"] = std::find(asserted.begin(), asserted.end(), p.name) != asserted.end();
+    out.push_back(j);
+  }
+  return out;
+}
+
+nlohmann::json counterexample_json(const protocols::Scenario& s, const properties::RunResult& r, const std::vector<std::string>& asserted) {
+  nlohmann::json violated = nlohmann::json::array();
+  for (const properties::PropertyResult& pr : r.properties) {
+    if (pr.violated) {
+      violated.push_back({{"property", pr.property->name},
+                          {"at_ns", (pr.violation->at - sim::Instant::zero()).count_ns()},
+                          {"step", pr.violation->step},
+                          {"witness", pr.violation->witness}});
+    }
+  }
+  return {{"design", s.design},
+          {"seed", s.seed},
+          {"faults", s.faults.to_string()},
+          {"schedule", s.schedule},
+          {"buyers", s.workload.buyers},
+          {"stock", s.workload.stock},
+          {"scenario", scenario_json(s)},
+          {"trace_hash", sim::format_hash(r.outcome.hash())},
+          {"protocol_events", properties::protocol_events(r.events)},
+          {"violated", violated},
+          {"reproduce", properties::reproduce_command(s, asserted)}};
+}
+
+nlohmann::json metrics_json(const properties::SaleMetrics& m) {
+  // null: no value, or (answer times) a buyer that never heard an answer.
+  auto ns = [](const std::optional<sim::Duration>& d) { return d && *d != sim::Duration::max() ? nlohmann::json(d->count_ns()) : nlohmann::json(nullptr); };
+  return {{"runs", m.runs},
+          {"units", m.units},
+          {"sold", m.sold},
+          {"told_bought", m.told_bought},
+          {"sold_out_runs", m.sell_out.size()},
+          {"sell_out_median_ns", ns(properties::quantile(m.sell_out, 500))},
+          {"first_unit_median_ns", ns(properties::quantile(m.first_unit, 500))},
+          {"selling_window_ns", m.window_us * 1000},
+          {"orders_per_s", m.orders_per_s()},
+          {"buyers", {{"total", m.buyers}, {"bought", m.bought}, {"told_sold_out", m.told_sold_out}, {"turned_away", m.turned_away},
+                      {"unanswered", m.unanswered}, {"told_wrong", m.told_wrong}}},
+          {"answer_time_ns", {{"p50", ns(properties::quantile(m.answer_times, 500))}, {"p99", ns(properties::quantile(m.answer_times, 990))},
+                              {"p999", ns(properties::quantile(m.answer_times, 999))}}},
+          {"monitoring", {{"lock_acquires", m.lock_acquires}, {"lock_gave_up", m.lock_gave_up}, {"lock_wait_p99_ns", ns(properties::quantile(m.lock_waits, 990))},
+                          {"deductions", m.deductions}, {"deductions_refused", m.deductions_refused}, {"ledger_difference", m.ledger_difference}}}};
+}
+
+Interval wilson95(int64_t k, int64_t n) {
+  if (n <= 0) return {};
+  const double z = 1.959963984540054;
+  const double nn = static_cast<double>(n);
+  const double p = static_cast<double>(k) / nn;
+  const double denom = 1 + z * z / nn;
+  const double centre = (p + z * z / (2 * nn)) / denom;
+  const double half = z * std::sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / denom;
+  // At k = 0 or k = n the bound is exactly 0 or 1; rounding must not make it -1e-17.
+  return {k == 0 ? 0.0 : std::max(0.0, centre - half), k == n ? 1.0 : std::min(1.0, centre + half)};
+}
+
+nlohmann::json rate_json(int64_t k, int64_t n) {
+  const Interval ci = wilson95(k, n);
+  return {{"runs", n}, {"count", k}, {"rate", n > 0 ? nlohmann::json(static_cast<double>(k) / static_cast<double>(n)) : nlohmann::json(nullptr)}, {"ci95", {ci.low, ci.high}}};
+}
+
+}  // namespace oversim::report
