@@ -442,6 +442,7 @@ int run_command(const RunFlags& f) {
   }
   const std::vector<std::string> asserted = properties_flag(f.properties);
   check_result_path("--emit-scenario", f.emit_scenario);
+  check_json_path(f.json);
   guard_run(f);  // before the scenario: a profile's probe may be the costly part
   Scenario s = run_scenario(f);
   print_notes(s);
@@ -477,6 +478,11 @@ int run_command(const RunFlags& f) {
                       scenario_toml(s, asserted, fmt::format("The scenario of `oversim run` (variant {}, seed {}, trace hash {})", s.design, s.seed,
                                                              sim::format_hash(r.outcome.hash())),
                                     exit_status(verdict), violated));
+  }
+  if (!f.json.empty()) {
+    nlohmann::json j = {{"schema", report::kSchema}, {"command", "run"}, {"verdict", verdict_json(verdict, "one run")}};
+    j.update(report::run_json(r, asserted));
+    write_json(f.json, j);
   }
   if (f.trace == "json") {
     std::fputs(sim::render_jsonl(r.events).c_str(), stdout);
@@ -1053,6 +1059,7 @@ int hash_command(const HashFlags& f) {
     throw UsageError(fmt::format("--seeds: more than {} runs in one hash command", kMaxSeedsPerCommand));
   }
   sweep_strategy_flag(f.sweep);
+  check_json_path(f.json);
   guard_hash(f);
   std::vector<properties::LabelledScenario> runs;
   for (const std::string& v : variants) {
@@ -1077,10 +1084,13 @@ int hash_command(const HashFlags& f) {
     }
   }
   bool internal_error = false;
+  nlohmann::json out = nlohmann::json::array();
   for (const std::string& line : lines) {
     fmt::print("{}\n", line);
     internal_error |= line.find("\terror: ") != std::string::npos;
+    if (!f.json.empty()) out.push_back(report::fingerprint_json(line));
   }
+  if (!f.json.empty()) write_json(f.json, {{"schema", report::kSchema}, {"command", "hash"}, {"seeds", {seeds.first, seeds.last()}}, {"runs", out}});
   return internal_error ? 3 : 0;
 }
 

@@ -30,6 +30,7 @@ struct RunFlags {
   bool strategy_typed = false;
   bool force = false;  // run past the cost limits (cli/estimate.h)
   std::string emit_scenario;  // a file for the run's scenario ("" : none)
+  std::string json;           // a file for the run's result as data ("" : none)
   ScenarioSource source;      // the scenario file the flags came from, if any
   WorkloadFlags workload;
 };
@@ -80,6 +81,7 @@ struct LintFlags {
 struct HashFlags {
   std::string variants = "all";
   std::string faults = "all";
+  std::string json;  // a file for the lines as data ("" : none)
   SweepFlags sweep;
 };
 

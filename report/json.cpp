@@ -5,6 +5,7 @@
 
 #include "properties/property.h"
 #include "sim/time.h"
+#include "sim/world.h"
 
 namespace oversim::report {
 
@@ -69,6 +70,51 @@ nlohmann::json counterexample_json(const protocols::Scenario& s, const propertie
           {"protocol_events", properties::protocol_events(r.events)},
           {"violated", violated},
           {"reproduce", properties::reproduce_command(s, asserted)}};
+}
+
+nlohmann::json run_json(const properties::RunResult& r, const std::vector<std::string>& asserted) {
+  nlohmann::json props = properties_json(asserted, [&](const properties::Property& p) {
+    const properties::PropertyResult& pr = r.result(p.name);
+    if (p.kind == properties::Kind::sometimes) return nlohmann::json{{"reached", pr.reached}, {"note", pr.note}};
+    nlohmann::json j = {{"violated", pr.violated}};
+    if (pr.violation) {
+      j["at_ns"] = (pr.violation->at - sim::Instant::zero()).count_ns();
+      j["step"] = pr.violation->step;
+      j["witness"] = pr.violation->witness;
+    }
+    return j;
+  });
+  return {{"scenario", scenario_json(r.scenario)},
+          {"outcome", {{"status", sim::to_string(r.outcome.status)},
+                       {"end_ns", (r.outcome.end_time - sim::Instant::zero()).count_ns()},
+                       {"steps", r.outcome.steps},
+                       {"trace_hash", sim::format_hash(r.outcome.hash())}}},
+          {"properties", props},
+          {"faults", {{"planned", r.faults_planned}, {"fired", r.faults_fired}, {"story", r.story}}},
+          {"metrics", metrics_json(r.metrics)},
+          {"reproduce", properties::reproduce_command(r.scenario, asserted)}};
+}
+
+nlohmann::json fingerprint_json(const std::string& line) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  while (true) {
+    const size_t tab = line.find('\t', start);
+    fields.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+    if (tab == std::string::npos) break;
+    start = tab + 1;
+  }
+  fields.resize(6);
+  nlohmann::json violated = nlohmann::json::array();
+  if (fields[4] != "-" && !fields[4].empty()) {
+    size_t at = 0;
+    while (at <= fields[4].size()) {
+      const size_t comma = std::min(fields[4].find(',', at), fields[4].size());
+      violated.push_back(fields[4].substr(at, comma - at));
+      at = comma + 1;
+    }
+  }
+  return {{"variant", fields[0]}, {"faults", fields[1]}, {"seed", std::stoull(fields[2])}, {"hash", fields[3]}, {"violated", violated}, {"plan", fields[5]}};
 }
 
 nlohmann::json metrics_json(const properties::SaleMetrics& m) {

@@ -39,6 +39,14 @@ nlohmann::json properties_json(const std::vector<std::string>& asserted, const s
 // protocol events and the reproduce command.
 nlohmann::json counterexample_json(const protocols::Scenario& s, const properties::RunResult& r, const std::vector<std::string>& asserted);
 
+// One run: its scenario, how it ended (status, end time, steps, trace hash), every property
+// (violated with its violation, or reached), the faults planned and fired, the story of its
+// faults, and the sale's numbers.
+nlohmann::json run_json(const properties::RunResult& r, const std::vector<std::string>& asserted);
+
+// A `hash` line ("design\tlabel\tseed\thash\tviolated\tplan") as an object.
+nlohmann::json fingerprint_json(const std::string& line);
+
 // The sale's numbers over a sweep's runs (docs/guide.md#the-sales-numbers).
 nlohmann::json metrics_json(const properties::SaleMetrics& m);
 
