@@ -144,6 +144,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   run_cmd_->add_option("scenario", scenario_path_, "A scenario file (TOML; docs/guide.md#scenario-files): flags typed here override it");
   run_cmd_->add_option("--variant", run_.variant, "Design to run (see `oversim list variants`); required unless a scenario file names it");
   run_cmd_->add_option("--json", run_.json, "Also write the run's result as JSON to this file (scenario, outcome, every property, faults, metrics; docs/json-schema.md)");
+  run_cmd_->add_option("--html", run_.html, "Also write an HTML report of the run to this file: its swimlane timeline, one self-contained page");
   run_cmd_->add_option("--emit-scenario", run_.emit_scenario, "Also write this run's whole scenario to this file (TOML), which `oversim run FILE` replays");
   run_cmd_->add_option("--faults", run_.faults, "A fault profile name, 'none', or a fault plan, e.g. 'at 10ms pause app-1 for 2s'")->capture_default_str();
   run_cmd_->add_option("--seed", run_.seed, "Simulation seed (0..18446744073709551615)")->capture_default_str();
@@ -176,6 +177,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   drop_faults->excludes(no_shrink);
   check_cmd_->add_flag("--stop-at-first", check_.stop_at_first, "Stop at the first seed that violates an asserted property; report executions and wall time");
   check_cmd_->add_option("--json", check_.json, "Also write the result as JSON to this file (the verdict's kind, counts, the counterexample)");
+  check_cmd_->add_option("--html", check_.html, "Also write an HTML report to this file: the counts and the counterexample's swimlane timeline, one self-contained page");
   check_cmd_->add_option("--emit-scenario", check_.emit_scenario,
                          "Also write the shrunk counterexample's scenario to this file (TOML), which `oversim run FILE` replays");
   add_sweep_options(check_cmd_, check_.sweep, "Number of seeds (1..1000000), or a range a..b");
@@ -190,6 +192,9 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   compare_cmd_->add_option("--json", compare_.json,
                            "Also write the table as JSON to this file: every cell's property counts with 95% Wilson intervals, its unfired and "
                            "horizon runs, lock costs and metrics (docs/json-schema.md)");
+  compare_cmd_->add_option("--html", compare_.html,
+                           "Also write an HTML report to this file: the matrix coloured by violation rate with 95% intervals, and each violating "
+                           "cell's shrunk counterexample as a swimlane timeline (shrinking takes a while)");
   add_sweep_options(compare_cmd_, compare_.sweep, "Seeds per cell (1..100000), or a range a..b");
 
   lint_cmd_ = app.add_subcommand("lint", "The article's checklist for each design and this workload, before any run (--prove backs each answer with a sweep)");
@@ -218,8 +223,13 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
       ->capture_default_str();
   explore_cmd_->add_option("--horizon", explore_.horizon, "Virtual-time limit of each execution (1s..720h)")->capture_default_str();
   explore_cmd_->add_option("--json", explore_.json, "Also write the result as JSON to this file (the verdict's kind, bounds, counts, the counterexample)");
+  explore_cmd_->add_option("--html", explore_.html, "Also write an HTML report to this file (the counterexample's swimlane timeline)");
   explore_cmd_->add_flag("--first", explore_.first, "Stop at the first violating execution instead of looking for the shortest");
   add_workload_options(explore_cmd_, explore_.workload);
+
+  report_cmd_ = app.add_subcommand("report", "Draw a saved result (any command's --json FILE) as the HTML report");
+  report_cmd_->add_option("result", report_result_, "A result file written with --json")->required();
+  report_cmd_->add_option("--html", report_html_, "The HTML file to write")->required();
 
   demo_cmd_ = app.add_subcommand("demo", "The kernel demo: buyers read-then-write a stock counter over RPC, with a GC pause");
   demo_cmd_->add_option("--seed", demo_.seed, "Simulation seed")->capture_default_str();
@@ -239,6 +249,8 @@ void CommandLine::set_defaults() {
   flag_origin_.clear();
   list_what_.clear();
   help_what_.clear();
+  report_result_.clear();
+  report_html_.clear();
   run_ = RunFlags{};
   check_ = CheckFlags{};
   compare_ = CompareFlags{};
@@ -415,6 +427,7 @@ int CommandLine::execute() {
     if (lint_cmd_->parsed()) return lint_command(lint_);
     if (demo_cmd_->parsed()) return demo_command(demo_);
     if (explore_cmd_->parsed()) return explore_command(explore_);
+    if (report_cmd_->parsed()) return report_command(report_result_, report_html_);
     return compare_command(compare_);  // the main job, also with `compare`
   } catch (const UsageError& e) {
     fmt::print(stderr, "oversim: {}\n", with_origin(e.what()));

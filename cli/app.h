@@ -59,6 +59,9 @@ class CommandLine {
   std::string help_what_;
   CLI::App* demo_cmd_ = nullptr;
   CLI::App* explore_cmd_ = nullptr;
+  CLI::App* report_cmd_ = nullptr;
+  std::string report_result_;
+  std::string report_html_;
   bool check_determinism_ = false;
   std::string list_what_;
   RunFlags run_;

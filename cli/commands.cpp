@@ -3,7 +3,9 @@
 #include "cli/notes.h"
 #include "cli/result_file.h"
 #include "cli/scenario_file.h"
+#include "report/html.h"
 #include "report/json.h"
+#include "report/timeline.h"
 
 #include <algorithm>
 #include <charconv>
@@ -17,6 +19,7 @@
 #include "properties/verdict.h"
 
 #include <chrono>
+#include <fstream>
 #include <functional>
 #include <map>
 
@@ -166,6 +169,12 @@ std::string effective_strategy(const Scenario& s, const FaultsChoice& faults, bo
 void check_json_path(const std::string& path) { check_result_path("--json", path); }
 
 void write_json(const std::string& path, const nlohmann::json& j) { write_result_file("--json", path, j.dump(2) + "\n"); }
+
+// --json FILE and --html FILE: the result as data, and drawn from that data (report/html.h).
+void write_results(const std::string& json, const std::string& html, const nlohmann::json& j) {
+  if (!json.empty()) write_json(json, j);
+  if (!html.empty()) write_result_file("--html", html, report::render_html(j));
+}
 
 using report::counterexample_json;
 using report::properties_json;
@@ -443,6 +452,7 @@ int run_command(const RunFlags& f) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
   check_result_path("--emit-scenario", f.emit_scenario);
   check_json_path(f.json);
+  check_result_path("--html", f.html);
   guard_run(f);  // before the scenario: a profile's probe may be the costly part
   Scenario s = run_scenario(f);
   print_notes(s);
@@ -479,10 +489,11 @@ int run_command(const RunFlags& f) {
                                                              sim::format_hash(r.outcome.hash())),
                                     exit_status(verdict), violated));
   }
-  if (!f.json.empty()) {
+  if (!f.json.empty() || !f.html.empty()) {
     nlohmann::json j = {{"schema", report::kSchema}, {"command", "run"}, {"verdict", verdict_json(verdict, "one run")}};
     j.update(report::run_json(r, asserted));
-    write_json(f.json, j);
+    if (r.scenario.keep_trace) j["timeline"] = report::timeline_json(r);
+    write_results(f.json, f.html, j);
   }
   if (f.trace == "json") {
     std::fputs(sim::render_jsonl(r.events).c_str(), stdout);
@@ -559,6 +570,7 @@ int check_command(const CheckFlags& f) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
   const std::vector<std::string> required = require_flag(f.require);
   check_json_path(f.json);
+  check_result_path("--html", f.html);
   check_result_path("--emit-scenario", f.emit_scenario);
   // --emit-scenario writes a counterexample; a sweep that found none says so and leaves the file.
   struct EmitNote {
@@ -672,7 +684,7 @@ int check_command(const CheckFlags& f) {
       fmt::print("verdict: INCOMPLETE: {} of {} runs stopped at their horizon before the sale ended (first seed {}): what they checked at the end was "
                  "an unfinished sale, so this is not a pass; raise --horizon (or assert progress to call a sale that never ends a bug)\n",
                  sw.horizon_runs(), sw.runs, *sw.horizon_seed);
-      write_json(f.json, j);
+      write_results(f.json, f.html, j);
       return exit_status(verdict);
     case properties::VerdictKind::unfired:
       if (typed_plan) {
@@ -684,18 +696,18 @@ int check_command(const CheckFlags& f) {
                    "nothing about it\n",
                    sw.faults_planned, faults.label(), sw.runs);
       }
-      write_json(f.json, j);
+      write_results(f.json, f.html, j);
       return exit_status(verdict);
     case properties::VerdictKind::vacuous:
       fmt::print("verdict: VACUOUS: {} never reached in {} runs ({}): the runs never got where the properties matter, so "
                  "their holding says nothing\n",
                  join(unreached, ", "), sw.runs, unreached_why(unreached, required));
-      write_json(f.json, j);
+      write_results(f.json, f.html, j);
       return exit_status(verdict);
     case properties::VerdictKind::random:
       fmt::print("verdict: every asserted property held in all {} runs: {} random executions with the {} strategy, not a proof for every execution{}\n",
                  sw.runs, sw.runs, strategy, required_all.empty() ? "" : fmt::format("; {} reached", join(required_all, ", ")));
-      write_json(f.json, j);
+      write_results(f.json, f.html, j);
       return exit_status(verdict);
     case properties::VerdictKind::violated:
     case properties::VerdictKind::exhaustive: break;
@@ -749,7 +761,7 @@ int check_command(const CheckFlags& f) {
   }
   j["verdict"]["first_failing_seed"] = *sw.first_failing_seed;
   j["counterexample"] = counterexample_json(shown, shown_run, asserted);
-  write_json(f.json, j);
+  write_results(f.json, f.html, j);
   return exit_status(verdict);
 }
 
@@ -847,6 +859,7 @@ int compare_command(const CompareFlags& f) {
   const std::vector<Column> columns = columns_flag(f.properties);
   sweep_strategy_flag(f.sweep);
   check_json_path(f.json);
+  check_result_path("--html", f.html);
   guard_compare(f);
   // Check every cell's inputs before the first row is printed.
   std::vector<Scenario> bases;
@@ -1010,6 +1023,22 @@ int compare_command(const CompareFlags& f) {
                          {"lock_wakeups", sw.counter("lock.wakeups")},
                          {"lock_releases", sw.counter("lock.releases")},
                          {"metrics", metrics_json(m)}});
+        // With --html, each cell that broke a business property shows its counterexample,
+        // shrunk on a smaller budget than check's (a table has many cells).
+        if (!f.html.empty() && sw.first_failure) {
+          std::vector<std::string> failed;
+          for (const std::string& a : properties::default_asserted()) {
+            if (sw.first_failure->result(a).violated) failed.push_back(a);
+          }
+          properties::ShrinkOptions so;
+          so.budget_runs = 150;
+          so.search_runs = 2000;
+          so.explore_executions = 1000;
+          so.profile = faults[i].profile;
+          Scenario small = properties::shrink(sw.first_failure->scenario, failed, so);
+          small.keep_trace = true;
+          cells.back()["counterexample"] = counterexample_json(small, properties::run_checked(small), properties::default_asserted());
+        }
       }
       for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
       internal_error |= !sw.errors.empty();
@@ -1026,10 +1055,10 @@ int compare_command(const CompareFlags& f) {
   fmt::print("\nInspect a cell: oversim check --variant <variant> --faults {} --seeds {}..{}{}{}\n",
              faults.size() == 1 && faults[0].profile.empty() ? fmt::format("'{}'", faults[0].plan.to_string()) : "<profile>", seeds.first, seeds.last(),
              default_strategy ? "" : fmt::format(" --strategy {}", strategy), properties::scenario_flags(sweep_base(bases.front(), faults.front(), f.sweep.workload)));
-  if (!f.json.empty()) {
+  if (!f.json.empty() || !f.html.empty()) {
     Scenario shown = bases.front();
     shown.design = variants.empty() ? std::string() : variants.front();
-    write_json(f.json, {{"schema", report::kSchema},
+    write_results(f.json, f.html, {{"schema", report::kSchema},
                         {"command", "compare"},
                         {"seeds", {seeds.first, seeds.last()}},
                         {"strategy", protocols::to_string(bases.front().search)},
@@ -1202,6 +1231,7 @@ int explore_command(const ExploreFlags& f) {
   if (o.max_faults > 0 && o.faults.empty()) o.max_faults = 0;
   if (auto problem = properties::explore_problem(o)) throw UsageError(*problem);
   check_json_path(f.json);
+  check_result_path("--html", f.html);
   fmt::print("oversim explore: variant {}\nbounds: {}\nasserting: {}\n\n", design.name, properties::describe_bounds(o), join(o.asserted));
   std::fflush(stdout);
   const properties::ExploreResult r = properties::explore(o);
@@ -1238,7 +1268,7 @@ int explore_command(const ExploreFlags& f) {
                        {"violating", r.violating}, {"reduced_options", r.pruned}});
   j["runs"] = {{"status", r.run_status}, {"horizon", r.horizon_runs()}};
   if (verdict == properties::VerdictKind::incomplete) {
-    write_json(f.json, j);
+    write_results(f.json, f.html, j);
     if (!r.complete) {
       fmt::print("verdict: INCOMPLETE: no violation in the {} executions explored, but the bounds have more (raise --max-executions or narrow the bounds); not a proof\n",
                  r.executions);
@@ -1249,7 +1279,7 @@ int explore_command(const ExploreFlags& f) {
     return exit_status(verdict);
   }
   if (verdict == properties::VerdictKind::exhaustive) {
-    write_json(f.json, j);
+    write_results(f.json, f.html, j);
     fmt::print("verdict: every asserted property holds for all {} executions within these bounds (exhaustive within the bounds above, not beyond them)\n", r.executions);
     return exit_status(verdict);
   }
@@ -1264,7 +1294,7 @@ int explore_command(const ExploreFlags& f) {
   fmt::print("\nthe events that matter:\n{}", sim::render_text(properties::cut_trace(shown.events, 80, properties::violation_steps(shown))));
   fmt::print("\nreproduce: {}\n", properties::reproduce_command(cx, o.asserted));
   j["counterexample"] = counterexample_json(cx, shown, o.asserted);
-  write_json(f.json, j);
+  write_results(f.json, f.html, j);
   return exit_status(verdict);
 }
 
@@ -1361,6 +1391,27 @@ int lint_command(const LintFlags& f) {
   fmt::print("{} FAIL, {} WARN{}\n", failing, warnings,
              f.prove ? fmt::format(" (each answer backed by {} seeds of its profile)", seeds.count) : std::string(" (--prove runs the sale to back each answer)"));
   return failing > 0 ? 1 : 0;
+}
+
+int report_command(const std::string& result, const std::string& html) {
+  check_result_path("--html", html);
+  std::ifstream in(result);
+  if (!in) throw UsageError(fmt::format("report: cannot read '{}'", result));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UsageError(fmt::format("report: '{}' is not JSON: {}", result, e.what()));
+  }
+  try {
+    write_result_file("--html", html, report::render_html(j));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("report: '{}': {}", result, e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(fmt::format("report: '{}' is not a complete oversim result: {}", result, e.what()));
+  }
+  fmt::print("report: {} drawn from {}\n", html, result);
+  return 0;
 }
 
 }  // namespace oversim::cli

@@ -31,6 +31,7 @@ struct RunFlags {
   bool force = false;  // run past the cost limits (cli/estimate.h)
   std::string emit_scenario;  // a file for the run's scenario ("" : none)
   std::string json;           // a file for the run's result as data ("" : none)
+  std::string html;           // a file for the run's HTML report ("" : none)
   ScenarioSource source;      // the scenario file the flags came from, if any
   WorkloadFlags workload;
 };
@@ -58,6 +59,7 @@ struct CheckFlags {
   std::string require;  // sometimes properties that must be reached in some run ("" : none)
   std::string json;  // a file for the machine-readable result ("" : none)
   std::string emit_scenario;  // a file for the shrunk counterexample's scenario ("" : none)
+  std::string html;           // a file for the HTML report ("" : none)
   ScenarioSource source;
   SweepFlags sweep;
 };
@@ -67,6 +69,7 @@ struct CompareFlags {
   std::string faults = "all";
   std::string properties;  // the table's property columns ("" : the default ones)
   std::string json;        // a file for the result as data ("" : none)
+  std::string html;        // a file for the HTML report, with each violating cell's counterexample ("" : none)
   ScenarioSource source;
   SweepFlags sweep;
 };
@@ -100,6 +103,7 @@ struct ExploreFlags {
   std::string horizon = kDefaultHorizon;
   bool first = false;
   std::string json;
+  std::string html;
   WorkloadFlags workload;
 };
 
@@ -123,6 +127,8 @@ int hash_command(const HashFlags& flags);
 int lint_command(const LintFlags& flags);
 int demo_command(const DemoFlags& flags);
 int explore_command(const ExploreFlags& flags);
+// `oversim report RESULT.json --html OUT.html`: a saved result drawn as the HTML report.
+int report_command(const std::string& result, const std::string& html);
 int determinism_command();
 
 }  // namespace oversim::cli

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "properties/property.h"
+#include "report/timeline.h"
 #include "sim/time.h"
 #include "sim/world.h"
 
@@ -69,7 +70,8 @@ nlohmann::json counterexample_json(const protocols::Scenario& s, const propertie
           {"trace_hash", sim::format_hash(r.outcome.hash())},
           {"protocol_events", properties::protocol_events(r.events)},
           {"violated", violated},
-          {"reproduce", properties::reproduce_command(s, asserted)}};
+          {"reproduce", properties::reproduce_command(s, asserted)},
+          {"timeline", timeline_json(r)}};
 }
 
 nlohmann::json run_json(const properties::RunResult& r, const std::vector<std::string>& asserted) {

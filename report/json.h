@@ -36,7 +36,8 @@ nlohmann::json scenario_json(const protocols::Scenario& s);
 nlohmann::json properties_json(const std::vector<std::string>& asserted, const std::function<nlohmann::json(const properties::Property&)>& counts);
 
 // A counterexample: its scenario, every property it violates with time, step and witness, the
-// protocol events and the reproduce command.
+// protocol events, the reproduce command and its timeline (report/timeline.h; empty lanes when
+// the run kept no trace).
 nlohmann::json counterexample_json(const protocols::Scenario& s, const properties::RunResult& r, const std::vector<std::string>& asserted);
 
 // One run: its scenario, how it ended (status, end time, steps, trace hash), every property
