@@ -5,6 +5,7 @@
 #include "cli/scenario_file.h"
 #include "report/html.h"
 #include "report/json.h"
+#include "report/text.h"
 #include "report/timeline.h"
 
 #include <algorithm>
@@ -32,6 +33,9 @@ using properties::RunResult;
 using protocols::Scenario;
 
 namespace {
+
+using report::describe_workload;
+using report::span_or;
 
 unsigned jobs_flag(const std::string& text) { return static_cast<unsigned>(unsigned_flag("--jobs", text, 1, 256)); }
 
@@ -71,10 +75,6 @@ int exit_status(properties::VerdictKind kind) {
 
 // The JSON verdict every result carries (report/json.h), with this command line's exit status.
 nlohmann::json verdict_json(properties::VerdictKind kind, const char* search) { return report::verdict_json(kind, search, exit_status(kind)); }
-
-// The first line of a run's outcome detail ("virtual-time horizon of 6s reached"), without the
-// report of what was still waiting that follows it.
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 // The checklist's warnings for a design (run, check): what `oversim lint` would fail or warn
 // about, on stderr, before the run. The answers that depend on the sale's numbers in full, one
@@ -194,17 +194,6 @@ std::vector<std::string> variants_flag(const std::string& text) {
   return names;
 }
 
-std::string describe_workload(const protocols::Workload& w) {
-  return fmt::format("{} buyers, {} sku x {} units, {} app nodes, {} arrivals, remote call {}, lock ttl {}, replica lag {}{}{}{}{}{}", w.buyers, w.skus, w.stock,
-                     w.app_nodes, protocols::to_string(w.arrival), protocols::format_distribution(protocols::remote_call_distribution(w)), sim::format_duration(w.lock_ttl),
-                     protocols::format_distribution(protocols::replication_distribution(w)),
-                     w.max_retries > 0 ? fmt::format(", {} gateway retries", w.max_retries) : "",
-                     w.double_click.numerator > 0 ? fmt::format(", double clicks {}", sim::format_ratio(w.double_click)) : "",
-                     w.redis_persistence != protocols::RedisPersistence::none ? fmt::format(", redis persistence {}", protocols::to_string(w.redis_persistence)) : "",
-                     w.redlock_masters != protocols::Workload{}.redlock_masters ? fmt::format(", {} RedLock masters", w.redlock_masters) : "",
-                     w.zk_servers != protocols::Workload{}.zk_servers ? fmt::format(", {} ZooKeeper servers", w.zk_servers) : "") +
-         (protocols::describe_settings(w).empty() ? "" : ", " + protocols::describe_settings(w));
-}
 
 // Designs among `variants` whose requirement contradicts a flag the user typed (db_decrement_mysql57
 // requires --check-constraint off; the user typed on), each with the words a row prints. Beside
@@ -274,86 +263,6 @@ std::string settings_line(const Scenario& s) {
   return out;
 }
 
-void print_verdicts(const RunResult& r, const std::vector<std::string>& asserted) {
-  fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "verdict");
-  for (const properties::PropertyResult& pr : r.properties) {
-    const properties::Property& p = *pr.property;
-    const bool is_asserted = std::find(asserted.begin(), asserted.end(), p.name) != asserted.end();
-    std::string verdict;
-    if (p.kind == properties::Kind::sometimes) {
-      verdict = pr.reached ? fmt::format("reached: {}", pr.note) : "not reached";
-    } else if (pr.violated) {
-      verdict = fmt::format("VIOLATED at {} step {}: {}", sim::format_instant(pr.violation->at), pr.violation->step, pr.violation->witness);
-    } else {
-      verdict = "holds";
-    }
-    fmt::print("{:<26} {:<11} {:<10} {}\n", p.name, properties::to_string(p.kind), p.kind == properties::Kind::sometimes ? "-" : (is_asserted ? "yes" : "no"), verdict);
-  }
-}
-
-// A quantile or a time: "-" when there is none; "never" for a buyer that never heard an answer.
-std::string span_or(const std::optional<sim::Duration>& d, const char* none = "-") {
-  if (!d) return none;
-  return *d == sim::Duration::max() ? std::string("never") : sim::format_span(*d);
-}
-
-std::string rate(int64_t n, int64_t d) {
-  if (d <= 0) return "-";
-  return fmt::format("{}/{} ({:.1f}%)", n, d, 100.0 * static_cast<double>(n) / static_cast<double>(d));
-}
-
-// The sale's numbers (properties/metrics.h; docs/guide.md#metrics defines each), for one run or
-// merged over a sweep's runs.
-void print_metrics(const properties::SaleMetrics& m) {
-  const bool one = m.runs == 1;
-  std::string timing;
-  if (one) {
-    timing = m.first_unit.empty() ? std::string("nothing sold")
-                                  : fmt::format("first unit at {}, last unit at {}", sim::format_span(m.first_unit.front()), sim::format_span(m.last_unit.front()));
-    timing += m.sell_out.empty() ? ", stock remained" : fmt::format(", sold out at {}", sim::format_span(m.sell_out.front()));
-  } else {
-    timing = fmt::format("sold out in {}/{} runs (sell-out median {}, max {}); first unit median {}", m.sell_out.size(), m.runs,
-                         span_or(properties::quantile(m.sell_out, 500)), span_or(properties::quantile(m.sell_out, 1000)),
-                         span_or(properties::quantile(m.first_unit, 500)));
-  }
-  fmt::print("sale: sold {} of {} units ({:.0f}%), {} told they bought; {}; {:.1f} orders/s over the selling window{}\n", m.sold, m.units, m.sold_percent(),
-             m.told_bought, timing, m.orders_per_s(),
-             one ? fmt::format(" ({})", sim::format_span(sim::Duration::us(m.window_us))) : std::string());
-  fmt::print("buyers: {} bought, {} told sold out, {} turned away, {} heard nothing; {} told wrongly; time to the last answer p50 {}, p99 {}, p999 {} "
-             "(a buyer that heard nothing: never)\n",
-             m.bought, m.told_sold_out, m.turned_away, m.unanswered, m.told_wrong, span_or(properties::quantile(m.answer_times, 500)),
-             span_or(properties::quantile(m.answer_times, 990)), span_or(properties::quantile(m.answer_times, 999)));
-  fmt::print("monitoring: lock acquisitions that gave up {}, lock wait p99 {}; deductions refused {}; ledger difference at the end {}\n",
-             rate(m.lock_gave_up, m.lock_acquires), span_or(properties::quantile(m.lock_waits, 990)), rate(m.deductions_refused, m.deductions),
-             m.ledger_difference);
-}
-
-void print_results(const RunResult& r) {
-  std::string results;
-  for (auto br : {protocols::BuyResult::sold, protocols::BuyResult::sold_out, protocols::BuyResult::busy, protocols::BuyResult::unknown,
-                  protocols::BuyResult::failed}) {
-    auto it = r.results.find(br);
-    results += fmt::format("{}{} {}", results.empty() ? "" : ", ", protocols::to_string(br), it == r.results.end() ? 0 : it->second);
-  }
-  auto counter = [&r](const char* name) {
-    auto it = r.counters.find(name);
-    return it == r.counters.end() ? int64_t{0} : it->second;
-  };
-  // Every attempt ends with a result, or dies with its node (a crash unwinds it mid-purchase).
-  fmt::print("attempts: {}, died with their node {}; orders committed {}; {} clicks again\n", results, counter("attempt.died-with-node"), r.orders,
-             counter("buyer.click-again"));
-  print_metrics(r.metrics);
-  // A lock-service node that some whole second brought 80% or more of what it serves: how hard
-  // it was pushed and how long its queue made requests wait. A quiet node prints nothing.
-  for (const protocols::NodeLoad& l : r.lock_loads) {
-    if (!l.overloaded()) continue;
-    fmt::print("lock service overloaded: {} received {} requests in its busiest second (from {}s), {}% of the {} a second it serves (one at a time, {} each); "
-               "a request waited up to {} in its queue (at {})\n",
-               l.node, l.busiest_second_requests, l.busiest_second.ns() / 1'000'000'000, l.busiest_second_requests * 100 / l.serves_per_second(),
-               l.serves_per_second(), sim::format_duration(l.service_time), sim::format_span(l.longest_wait), sim::format_span(l.longest_wait_at - sim::Instant::zero()));
-  }
-}
-
 }  // namespace
 
 int list_command(const std::string& what) {
@@ -416,34 +325,6 @@ Scenario run_scenario(const RunFlags& f) {
   return s;
 }
 
-// The run's verdict in one line: what it supports, and when it is not a pass, why.
-std::string run_verdict_text(const RunResult& r, properties::VerdictKind kind, const std::vector<std::string>& asserted, const std::string& faults) {
-  switch (kind) {
-    case properties::VerdictKind::violated: {
-      std::vector<std::string> broken;
-      for (const std::string& name : asserted) {
-        if (r.result(name).violated) broken.push_back(name);
-      }
-      return fmt::format("VIOLATED: {}", join(broken, ", "));
-    }
-    case properties::VerdictKind::incomplete:
-      return fmt::format("INCOMPLETE: the run stopped at its limit ({}) before the sale ended: its end-of-run checks saw an unfinished sale, so "
-                         "this is not a pass; raise --horizon (or assert progress to call a sale that never ends a bug)",
-                         first_line(r.outcome.detail));
-    case properties::VerdictKind::unfired:
-      if (r.faults_fired < r.faults_planned) {
-        return fmt::format("UNFIRED: {} of {} planned fault{} never happened: the run did not test the plan as written, so the properties' holding "
-                           "says nothing about it",
-                           r.faults_planned - r.faults_fired, r.faults_planned, r.faults_planned == 1 ? "" : "s");
-      }
-      return fmt::format("UNFIRED: {} placed {} of the faults asked for ({}): the run did not test them", faults, r.faults_planned == 0 ? "none" : "not all",
-                         r.scenario.unplaced);
-    case properties::VerdictKind::vacuous:
-    case properties::VerdictKind::exhaustive:
-    case properties::VerdictKind::random: break;
-  }
-  return "every asserted property held in this run: one execution, not a proof";
-}
 
 int run_command(const RunFlags& f) {
   if (f.trace != "text" && f.trace != "json" && f.trace != "cut" && f.trace != "none") {
@@ -517,10 +398,10 @@ int run_command(const RunFlags& f) {
                r.faults_fired < r.faults_planned ? " (a fault whose trigger point the run never reached never fires)" : "");
   }
   if (!s.unplaced.empty()) fmt::print("faults: {} placed no fault{}: {}\n", f.faults, s.faults.empty() ? "" : " of some kinds", s.unplaced);
-  print_results(r);
+  std::fputs(report::results_text(r).c_str(), stdout);
   fmt::print("\n");
-  print_verdicts(r, asserted);
-  fmt::print("\nverdict: {}\n", run_verdict_text(r, verdict, asserted, f.faults));
+  std::fputs(report::verdicts_text(r, asserted).c_str(), stdout);
+  fmt::print("\nverdict: {}\n", report::run_verdict_text(r, verdict, asserted, f.faults));
   fmt::print("reproduce: {}\n", properties::reproduce_command(s, asserted));
   return exit_status(verdict);
 }
@@ -642,7 +523,7 @@ int check_command(const CheckFlags& f) {
     }
     fmt::print("faults: {}\n", struck);
   }
-  print_metrics(sw.metrics);
+  std::fputs(report::metrics_text(sw.metrics).c_str(), stdout);
   fmt::print("searched: {} executions, strategy {}, {:.2f}s wall\n", sw.runs, strategy, static_cast<double>(sw.wall_ns) / 1e9);
   for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in a run: {}\n", e);
   if (!sw.errors.empty()) return 3;
@@ -995,34 +876,11 @@ int compare_command(const CompareFlags& f) {
         }
       }
       {
-        // The cell as data: every property's count over the runs, with its rate's 95% Wilson interval.
-        nlohmann::json props = nlohmann::json::object();
-        for (const auto& p : properties::catalogue()) {
-          const properties::PropertyCount& count = sw.counts[p.name];
-          const bool sometimes = p.kind == properties::Kind::sometimes;
-          nlohmann::json rate = report::rate_json(sometimes ? count.reached : count.violated, static_cast<int64_t>(sw.runs));
-          rate["kind"] = properties::to_string(p.kind);
-          props[p.name] = rate;
-        }
         std::vector<std::string> vacuous;
         for (const Target& t : profile_targets(faults[i], opt.base)) {
           if (sw.runs > sw.unplaced && sw.counts[t.property].reached == 0) vacuous.push_back(t.property);
         }
-        cells.push_back({{"variant", v},
-                         {"faults", faults[i].label()},
-                         {"applies", true},
-                         {"runs", sw.runs},
-                         {"has_lock_service", has_lock},
-                         {"properties", props},
-                         {"unfired", {{"runs", sw.unfired}, {"untested", untested}, {"planned", sw.faults_planned}, {"fired", sw.faults_fired}}},
-                         {"runs_unplaced", sw.unplaced},
-                         {"runs_at_horizon", sw.horizon_runs()},
-                         {"never_reached", vacuous},
-                         {"lock_requests", sw.counter("lock.requests")},
-                         {"purchases", sw.purchases},
-                         {"lock_wakeups", sw.counter("lock.wakeups")},
-                         {"lock_releases", sw.counter("lock.releases")},
-                         {"metrics", metrics_json(m)}});
+        cells.push_back(report::cell_json(v, faults[i].label(), sw, has_lock, untested, vacuous));
         // With --html, each cell that broke a business property shows its counterexample,
         // shrunk on a smaller budget than check's (a table has many cells).
         if (!f.html.empty() && sw.first_failure) {

@@ -48,7 +48,8 @@ h1{font-size:22px;margin:0 0 4px} h2{font-size:18px;margin:28px 0 8px} h3{font-s
 pre.cmd{background:#f0f1f5;border:1px solid #d8dae3;padding:8px 10px;white-space:pre-wrap;word-break:break-all;margin:0}
 .cmdrow{display:flex;gap:8px;align-items:flex-start} button{font:12px system-ui;padding:6px 10px;cursor:pointer}
 table{border-collapse:collapse;margin:8px 0} th,td{border:1px solid #d8dae3;padding:4px 6px;vertical-align:top;text-align:left}
-th{background:#eef0f5;font-weight:600} table.matrix td{min-width:120px;font-size:12px}
+th{background:#eef0f5;font-weight:600} .scroll{overflow-x:auto;max-width:100%} table.matrix td{min-width:104px;font-size:11px;line-height:1.3}
+table.matrix th{font-size:12px;position:sticky;top:0} table.matrix tr th:first-child{position:sticky;left:0;z-index:1}
 td.na{background:#f3f3f3;color:#889} .rate{font-weight:600} .ci{color:#445}
 .verdict{display:inline-block;padding:3px 8px;border-radius:4px;font-weight:600}
 .v-violated{background:#fdd;color:#900} .v-holds{background:#dfd;color:#060} .v-other{background:#ffe9c7;color:#7a4b00}
@@ -133,11 +134,11 @@ std::string compare_html(const nlohmann::json& r) {
     if (std::find(faults.begin(), faults.end(), f) == faults.end()) faults.push_back(f);
   }
   std::string out = fmt::format("<p>seeds {}..{} per cell, strategy {}. Each cell: the per-run rate of the worst business property ({}), "
-                                "with its 95% Wilson interval; then the sale's numbers. Colour: green when no run violated one; yellow to red "
+                                "with its 95% Wilson interval (P: the per-run probability); then the median sell-out, orders per second and the buyers' p99 answer time. Colour: green when no run violated one; yellow to red "
                                 "with the rate. Hover a cell for every property.</p>\n",
                                 str(r["seeds"][0]), str(r["seeds"][1]), esc(str(r.value("strategy", nlohmann::json("")))),
                                 "no_oversell, no_duplicate_order, no_lost_order, no_told_wrong, ledger_conservation");
-  out += "<table class=\"matrix\"><tr><th>design \\ faults</th>";
+  out += "<div class=\"scroll\"><table class=\"matrix\"><tr><th>design \\ faults</th>";
   for (const auto& f : faults) out += fmt::format("<th>{}</th>", esc(f));
   out += "</tr>\n";
   std::string examples;
@@ -181,7 +182,7 @@ std::string compare_html(const nlohmann::json& r) {
       }
       const nlohmann::json& m = c["metrics"];
       out += fmt::format("<td class=\"cell\" data-rate=\"{}\" style=\"background:{}\" title=\"{}\"><span class=\"rate\">{}{}</span><br>"
-                         "<span class=\"ci\">P per run &asymp; {} (95% CI {}&ndash;{})</span><br>sell-out {}<br>{:.1f} orders/s, p99 {}{}</td>",
+                         "<span class=\"ci\">P &asymp; {} (95% CI {}&ndash;{})</span><br>sell-out {}<br>{:.1f}/s &middot; p99 {}{}</td>",
                          any ? pct(worst_rate) : "0", rate_colour(worst_rate, any), esc(tip), any ? esc(worst) + " " : "no violation",
                          any ? fmt::format("{}/{}", str(p["count"]), str(p["runs"])) : "", pct(std::max(worst_rate, 0.0)), pct(p["ci95"][0].get<double>()),
                          pct(p["ci95"][1].get<double>()), span(m.value("sell_out_median_ns", nlohmann::json(nullptr))), m.value("orders_per_s", 0.0),
@@ -189,7 +190,7 @@ std::string compare_html(const nlohmann::json& r) {
     }
     out += "</tr>\n";
   }
-  out += "</table>\n";
+  out += "</table></div>\n";
   if (!examples.empty()) out += "<h2>Counterexamples</h2>\n" + examples;
   return out;
 }

@@ -119,6 +119,34 @@ nlohmann::json fingerprint_json(const std::string& line) {
   return {{"variant", fields[0]}, {"faults", fields[1]}, {"seed", std::stoull(fields[2])}, {"hash", fields[3]}, {"violated", violated}, {"plan", fields[5]}};
 }
 
+nlohmann::json cell_json(const std::string& variant, const std::string& faults, const properties::SweepResult& sw, bool has_lock_service, bool untested,
+                         const std::vector<std::string>& never_reached) {
+  nlohmann::json props = nlohmann::json::object();
+  for (const auto& p : properties::catalogue()) {
+    const auto it = sw.counts.find(p.name);
+    const properties::PropertyCount count = it == sw.counts.end() ? properties::PropertyCount{} : it->second;
+    const bool sometimes = p.kind == properties::Kind::sometimes;
+    nlohmann::json rate = rate_json(sometimes ? count.reached : count.violated, static_cast<int64_t>(sw.runs));
+    rate["kind"] = properties::to_string(p.kind);
+    props[p.name] = rate;
+  }
+  return {{"variant", variant},
+          {"faults", faults},
+          {"applies", true},
+          {"runs", sw.runs},
+          {"has_lock_service", has_lock_service},
+          {"properties", props},
+          {"unfired", {{"runs", sw.unfired}, {"untested", untested}, {"planned", sw.faults_planned}, {"fired", sw.faults_fired}}},
+          {"runs_unplaced", sw.unplaced},
+          {"runs_at_horizon", sw.horizon_runs()},
+          {"never_reached", never_reached},
+          {"lock_requests", sw.counter("lock.requests")},
+          {"purchases", sw.purchases},
+          {"lock_wakeups", sw.counter("lock.wakeups")},
+          {"lock_releases", sw.counter("lock.releases")},
+          {"metrics", metrics_json(sw.metrics)}};
+}
+
 nlohmann::json metrics_json(const properties::SaleMetrics& m) {
   // null: no value, or (answer times) a buyer that never heard an answer.
   auto ns = [](const std::optional<sim::Duration>& d) { return d && *d != sim::Duration::max() ? nlohmann::json(d->count_ns()) : nlohmann::json(nullptr); };

@@ -48,6 +48,12 @@ nlohmann::json run_json(const properties::RunResult& r, const std::vector<std::s
 // A `hash` line ("design\tlabel\tseed\thash\tviolated\tplan") as an object.
 nlohmann::json fingerprint_json(const std::string& line);
 
+// A compare cell as data: every property's count over the sweep's runs with its rate's 95% Wilson
+// interval, the unfired, unplaced and horizon runs, the coverage a profile had to reach and no
+// run did (`never_reached`), the lock's cost counters and the sale's numbers.
+nlohmann::json cell_json(const std::string& variant, const std::string& faults, const properties::SweepResult& sw, bool has_lock_service, bool untested,
+                         const std::vector<std::string>& never_reached);
+
 // The sale's numbers over a sweep's runs (docs/guide.md#the-sales-numbers).
 nlohmann::json metrics_json(const properties::SaleMetrics& m);
 

@@ -6,7 +6,7 @@ packages=(
   libboost-fiber-dev libboost-context-dev
   librapidcheck-dev libgtest-dev libgmock-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libbenchmark-dev
-  jq python3-jsonschema
+  jq python3-jsonschema chromium
 )
 missing=()
 for p in "${packages[@]}"; do
