@@ -1,6 +1,7 @@
 #include "cli/commands.h"
 #include "cli/estimate.h"
 #include "cli/notes.h"
+#include "cli/progress.h"
 #include "cli/result_file.h"
 #include "cli/scenario_file.h"
 #include "report/html.h"
@@ -487,7 +488,10 @@ int check_command(const CheckFlags& f) {
              settings_line(first), join(asserted));
   fmt::print("{}\n", f.source.header_line());
   std::fflush(stdout);  // the header before the sweep: a pipe killed mid-sweep still shows what ran
+  Progress progress("check", seeds.count);
+  opt.progress = [&progress](uint64_t runs, uint64_t violating) { progress.update(runs, violating); };
   properties::SweepResult sw = properties::sweep(opt);
+  progress.finish();
   reject_invalid(sw, faults.label());
   fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "runs");
   for (const auto& p : properties::catalogue()) {
@@ -801,6 +805,7 @@ int compare_command(const CompareFlags& f) {
   bool internal_error = false;
   int partly_unfired = 0;  // cells in which some run missed a later fault of its profile's plan
   nlohmann::json cells = nlohmann::json::array();
+  Progress progress("compare", static_cast<uint64_t>(listed.size()) * faults.size() * seeds.count);
   auto skipped_cell = [&cells](const std::string& v, const FaultsChoice& fc, const std::string& why) {
     cells.push_back({{"variant", v}, {"faults", fc.label()}, {"applies", false}, {"why", why}});
   };
@@ -809,6 +814,7 @@ int compare_command(const CompareFlags& f) {
       if (auto why = refused.find(v); why != refused.end()) {
         fmt::print("{:<30} {:<{}} does not apply: {}\n", v, faults[i].label(), faults_width, why->second);
         skipped_cell(v, faults[i], why->second);
+        progress.skip(seeds.count);
         continue;
       }
       properties::SweepOptions opt;
@@ -818,13 +824,17 @@ int compare_command(const CompareFlags& f) {
       opt.first_seed = seeds.first;
       opt.seeds = seeds.count;
       opt.jobs = jobs;
+      opt.progress = [&progress](uint64_t runs, uint64_t violating) { progress.update(runs, violating); };
       properties::SweepResult sw = properties::sweep(opt);
+      progress.finish();
+      progress.carry(sw.runs, sw.violating_runs);
       reject_invalid(sw, faults[i].label());
       fmt::print("{:<30} {:<{}}", v, faults[i].label(), faults_width);
       if (sw.inapplicable) {
         // Not an empty row that reads as "holds": the design has nothing this profile strikes.
         fmt::print(" does not apply: {}\n", *sw.inapplicable);
         skipped_cell(v, faults[i], *sw.inapplicable);
+        progress.skip(seeds.count);
         std::fflush(stdout);
         continue;
       }

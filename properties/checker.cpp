@@ -236,6 +236,7 @@ void merge(SweepResult& out, const SweepOptions& options, uint64_t seed, SeedOut
   for (const auto& [result, n] : r.results) out.purchases += n;
   for (const auto& [name, n] : r.counters) out.counters[name] += n;
   out.metrics.merge(r.metrics);
+  if (r.violates(options.asserted)) ++out.violating_runs;
   if (r.violates(options.asserted) && (!out.first_failing_seed || seed < *out.first_failing_seed)) out.first_failing_seed = seed;
 }
 }  // namespace
@@ -254,6 +255,7 @@ SweepResult sweep(const SweepOptions& options) {
       SeedOutcome o = run_seed(options, seed);
       std::lock_guard<std::mutex> lock(mu);
       merge(out, options, seed, std::move(o));
+      if (options.progress) options.progress(out.runs, out.violating_runs);
     });
   } else {
     // In order, a batch at a time; merged in seed order up to the first failing seed.
@@ -267,6 +269,7 @@ SweepResult sweep(const SweepOptions& options) {
         out.stopped = out.first_failing_seed.has_value();
       }
       done += n;
+      if (options.progress) options.progress(out.runs, out.violating_runs);
     }
   }
   out.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count();

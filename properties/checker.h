@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -81,6 +82,10 @@ struct SweepOptions {
   // 4 per job, in order, and nothing past that seed is counted, so the result does not depend
   // on the number of jobs.
   bool stop_at_first = false;
+  // Called after each run is counted (one thread at a time, in no fixed order): runs counted so
+  // far and how many violated an asserted property. For a progress display; it must not change
+  // the sweep.
+  std::function<void(uint64_t runs, uint64_t violating)> progress;
 };
 
 struct PropertyCount {
@@ -93,6 +98,7 @@ struct SweepResult {
   uint64_t runs = 0;
   std::map<std::string, PropertyCount> counts;  // by property name
   std::optional<uint64_t> first_failing_seed;   // first (lowest) seed violating an asserted property
+  uint64_t violating_runs = 0;                  // runs that violated an asserted property
   std::optional<RunResult> first_failure;       // that run, replayed with its trace kept
   int64_t purchases = 0;                        // purchase attempts the designs ran, all runs
   std::map<std::string, int64_t> counters;      // History counters summed over runs

@@ -543,5 +543,15 @@ if [ -z "$a" ] || [ "$a" != "$b" ] || ! grep -q "^expected: run violated, as $sd
   echo "FAIL: run --emit-scenario did not round-trip ($a vs $b)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 rm -rf "$sdir"
 
+# Progress: on a terminal, one line on stderr redrawn in place (runs done, violations, time left);
+# through a pipe, nothing extra.
+if "$oversim" check --variant db_conditional_update --seeds 20 2>&1 >/dev/null | grep -q "runs,"; then
+  echo "FAIL: check drew progress into a pipe"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+if command -v script >/dev/null; then
+  tty_out=$(TERM=xterm script -qec "'$oversim' check --variant redis_lock_conditional --faults failover --seeds 40 --no-shrink" /dev/null | tr '\r' '\n')
+  if ! printf '%s\n' "$tty_out" | grep -aq "^check: [0-9]*/40 runs, 0 violating, .* elapsed, about .* left"; then
+    echo "FAIL: check on a terminal showed no progress line"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+fi
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
