@@ -178,6 +178,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   check_cmd_->add_flag("--stop-at-first", check_.stop_at_first, "Stop at the first seed that violates an asserted property; report executions and wall time");
   check_cmd_->add_option("--json", check_.json, "Also write the result as JSON to this file (the verdict's kind, counts, the counterexample)");
   check_cmd_->add_option("--html", check_.html, "Also write an HTML report to this file: the counts and the counterexample's swimlane timeline, one self-contained page");
+  check_cmd_->add_option("--junit", check_.junit, "Also write JUnit XML to this file: a test case per asserted property, failed with the witness and the reproduce command");
   check_cmd_->add_option("--emit-scenario", check_.emit_scenario,
                          "Also write the shrunk counterexample's scenario to this file (TOML), which `oversim run FILE` replays");
   add_sweep_options(check_cmd_, check_.sweep, "Number of seeds (1..1000000), or a range a..b");
@@ -224,6 +225,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   explore_cmd_->add_option("--horizon", explore_.horizon, "Virtual-time limit of each execution (1s..720h)")->capture_default_str();
   explore_cmd_->add_option("--json", explore_.json, "Also write the result as JSON to this file (the verdict's kind, bounds, counts, the counterexample)");
   explore_cmd_->add_option("--html", explore_.html, "Also write an HTML report to this file (the counterexample's swimlane timeline)");
+  explore_cmd_->add_option("--junit", explore_.junit, "Also write JUnit XML to this file: a test case per asserted property");
   explore_cmd_->add_flag("--first", explore_.first, "Stop at the first violating execution instead of looking for the shortest");
   add_workload_options(explore_cmd_, explore_.workload);
 

@@ -6,6 +6,7 @@
 #include "cli/scenario_file.h"
 #include "report/html.h"
 #include "report/json.h"
+#include "report/junit.h"
 #include "report/text.h"
 #include "report/timeline.h"
 
@@ -172,9 +173,10 @@ void check_json_path(const std::string& path) { check_result_path("--json", path
 void write_json(const std::string& path, const nlohmann::json& j) { write_result_file("--json", path, j.dump(2) + "\n"); }
 
 // --json FILE and --html FILE: the result as data, and drawn from that data (report/html.h).
-void write_results(const std::string& json, const std::string& html, const nlohmann::json& j) {
+void write_results(const std::string& json, const std::string& html, const nlohmann::json& j, const std::string& junit = "") {
   if (!json.empty()) write_json(json, j);
   if (!html.empty()) write_result_file("--html", html, report::render_html(j));
+  if (!junit.empty()) write_result_file("--junit", junit, report::render_junit(j));
 }
 
 using report::counterexample_json;
@@ -453,6 +455,7 @@ int check_command(const CheckFlags& f) {
   const std::vector<std::string> required = require_flag(f.require);
   check_json_path(f.json);
   check_result_path("--html", f.html);
+  check_result_path("--junit", f.junit);
   check_result_path("--emit-scenario", f.emit_scenario);
   // --emit-scenario writes a counterexample; a sweep that found none says so and leaves the file.
   struct EmitNote {
@@ -497,9 +500,14 @@ int check_command(const CheckFlags& f) {
   for (const auto& p : properties::catalogue()) {
     const properties::PropertyCount& c = sw.counts[p.name];
     const bool is_asserted = std::find(asserted.begin(), asserted.end(), p.name) != asserted.end();
+    // For an asserted property, what the count says of one run's chance to break it: the 95%
+    // Wilson interval (report/json.h); a sweep that held bounds it from above.
+    const report::Interval ci = report::wilson95(c.violated, static_cast<int64_t>(sw.runs));
+    const bool interval = is_asserted && p.kind != properties::Kind::sometimes && sw.runs > 0;
     std::string runs = p.kind == properties::Kind::sometimes ? fmt::format("reached in {}/{}", c.reached, sw.runs)
-                       : c.violated == 0                      ? fmt::format("held in {}/{}", sw.runs, sw.runs)
-                                                              : fmt::format("VIOLATED in {}/{} (first seed {})", c.violated, sw.runs, *c.first_seed);
+                       : c.violated == 0 ? fmt::format("held in {}/{}{}", sw.runs, sw.runs, interval ? fmt::format(" (P per run 0-{:.3g}, 95% CI)", ci.high) : "")
+                                         : fmt::format("VIOLATED in {}/{} (first seed {}{})", c.violated, sw.runs, *c.first_seed,
+                                                       interval ? fmt::format("; P per run {:.3g}, 95% CI {:.3g}-{:.3g}", static_cast<double>(c.violated) / static_cast<double>(sw.runs), ci.low, ci.high) : "");
     fmt::print("{:<26} {:<11} {:<10} {}\n", p.name, properties::to_string(p.kind), p.kind == properties::Kind::sometimes ? "-" : (is_asserted ? "yes" : "no"), runs);
   }
   std::string status;
@@ -569,7 +577,7 @@ int check_command(const CheckFlags& f) {
       fmt::print("verdict: INCOMPLETE: {} of {} runs stopped at their horizon before the sale ended (first seed {}): what they checked at the end was "
                  "an unfinished sale, so this is not a pass; raise --horizon (or assert progress to call a sale that never ends a bug)\n",
                  sw.horizon_runs(), sw.runs, *sw.horizon_seed);
-      write_results(f.json, f.html, j);
+      write_results(f.json, f.html, j, f.junit);
       return exit_status(verdict);
     case properties::VerdictKind::unfired:
       if (typed_plan) {
@@ -581,18 +589,18 @@ int check_command(const CheckFlags& f) {
                    "nothing about it\n",
                    sw.faults_planned, faults.label(), sw.runs);
       }
-      write_results(f.json, f.html, j);
+      write_results(f.json, f.html, j, f.junit);
       return exit_status(verdict);
     case properties::VerdictKind::vacuous:
       fmt::print("verdict: VACUOUS: {} never reached in {} runs ({}): the runs never got where the properties matter, so "
                  "their holding says nothing\n",
                  join(unreached, ", "), sw.runs, unreached_why(unreached, required));
-      write_results(f.json, f.html, j);
+      write_results(f.json, f.html, j, f.junit);
       return exit_status(verdict);
     case properties::VerdictKind::random:
       fmt::print("verdict: every asserted property held in all {} runs: {} random executions with the {} strategy, not a proof for every execution{}\n",
                  sw.runs, sw.runs, strategy, required_all.empty() ? "" : fmt::format("; {} reached", join(required_all, ", ")));
-      write_results(f.json, f.html, j);
+      write_results(f.json, f.html, j, f.junit);
       return exit_status(verdict);
     case properties::VerdictKind::violated:
     case properties::VerdictKind::exhaustive: break;
@@ -646,7 +654,7 @@ int check_command(const CheckFlags& f) {
   }
   j["verdict"]["first_failing_seed"] = *sw.first_failing_seed;
   j["counterexample"] = counterexample_json(shown, shown_run, asserted);
-  write_results(f.json, f.html, j);
+  write_results(f.json, f.html, j, f.junit);
   return exit_status(verdict);
 }
 
@@ -1100,6 +1108,7 @@ int explore_command(const ExploreFlags& f) {
   if (auto problem = properties::explore_problem(o)) throw UsageError(*problem);
   check_json_path(f.json);
   check_result_path("--html", f.html);
+  check_result_path("--junit", f.junit);
   fmt::print("oversim explore: variant {}\nbounds: {}\nasserting: {}\n\n", design.name, properties::describe_bounds(o), join(o.asserted));
   std::fflush(stdout);
   const properties::ExploreResult r = properties::explore(o);
@@ -1136,7 +1145,7 @@ int explore_command(const ExploreFlags& f) {
                        {"violating", r.violating}, {"reduced_options", r.pruned}});
   j["runs"] = {{"status", r.run_status}, {"horizon", r.horizon_runs()}};
   if (verdict == properties::VerdictKind::incomplete) {
-    write_results(f.json, f.html, j);
+    write_results(f.json, f.html, j, f.junit);
     if (!r.complete) {
       fmt::print("verdict: INCOMPLETE: no violation in the {} executions explored, but the bounds have more (raise --max-executions or narrow the bounds); not a proof\n",
                  r.executions);
@@ -1147,7 +1156,7 @@ int explore_command(const ExploreFlags& f) {
     return exit_status(verdict);
   }
   if (verdict == properties::VerdictKind::exhaustive) {
-    write_results(f.json, f.html, j);
+    write_results(f.json, f.html, j, f.junit);
     fmt::print("verdict: every asserted property holds for all {} executions within these bounds (exhaustive within the bounds above, not beyond them)\n", r.executions);
     return exit_status(verdict);
   }
@@ -1162,7 +1171,7 @@ int explore_command(const ExploreFlags& f) {
   fmt::print("\nthe events that matter:\n{}", sim::render_text(properties::cut_trace(shown.events, 80, properties::violation_steps(shown))));
   fmt::print("\nreproduce: {}\n", properties::reproduce_command(cx, o.asserted));
   j["counterexample"] = counterexample_json(cx, shown, o.asserted);
-  write_results(f.json, f.html, j);
+  write_results(f.json, f.html, j, f.junit);
   return exit_status(verdict);
 }
 

@@ -60,6 +60,7 @@ struct CheckFlags {
   std::string json;  // a file for the machine-readable result ("" : none)
   std::string emit_scenario;  // a file for the shrunk counterexample's scenario ("" : none)
   std::string html;           // a file for the HTML report ("" : none)
+  std::string junit;          // a file for JUnit XML, a test case per asserted property ("" : none)
   ScenarioSource source;
   SweepFlags sweep;
 };
@@ -104,6 +105,7 @@ struct ExploreFlags {
   bool first = false;
   std::string json;
   std::string html;
+  std::string junit;
   WorkloadFlags workload;
 };
 
