@@ -69,7 +69,62 @@ std::string fmt_name(const Target& t, const char* strategy, bool large) {
   return std::string("FirstViolation/") + t.design + "/" + t.profile + "/" + strategy + (large ? "/large" : "/default");
 }
 
+// The shrink alone, for the cases issue 29 names: the first failing seed of check (swarm, as
+// check runs a profile), found once outside the timed loop, then shrunk with check's settings;
+// counters report the shrunk sale's buyers and protocol events.
+struct ShrinkCase {
+  const char* design;
+  const char* profile;
+  std::vector<std::string> asserted;
+};
+
+void BM_Shrink(benchmark::State& state, ShrinkCase c) {
+  properties::SweepOptions opt;
+  opt.base.design = c.design;
+  opt.base.search.kind = protocols::Search::Kind::swarm;
+  opt.profile = c.profile;
+  opt.seeds = 200;
+  opt.jobs = 1;
+  opt.asserted = c.asserted;
+  opt.stop_at_first = true;
+  const properties::SweepResult sw = properties::sweep(opt);
+  if (!sw.first_failure) {
+    state.SkipWithError("no failing seed");
+    return;
+  }
+  const properties::RunResult& first = *sw.first_failure;
+  std::vector<std::string> failed;
+  for (const std::string& p : c.asserted) {
+    const bool broken = first.result(p).violated;
+    if (broken) failed.push_back(p);
+  }
+  properties::ShrinkOptions options;
+  options.budget_runs = 600;
+  options.profile = c.profile;
+  protocols::Scenario small;
+  for (auto _ : state) {
+    small = properties::shrink(first.scenario, failed, options);
+    benchmark::DoNotOptimize(small.seed);
+  }
+  small.keep_trace = true;
+  state.counters["buyers"] = small.workload.buyers;
+  state.counters["events"] = static_cast<double>(properties::protocol_events(properties::run_checked(small).events));
+}
+
 bool register_all() {
+  const std::vector<std::string> business = properties::default_asserted();
+  for (const ShrinkCase& c : std::vector<ShrinkCase>{{"redis_lock_conditional", "clock-jump", {"lock_mutual_exclusion"}},
+                                                      {"db_conditional_update", "retries", {"no_duplicate_order"}},
+                                                      {"redlock_read_modify_write", "clock-jump", business},
+                                                      {"redlock_read_modify_write", "clock-drift", business},
+                                                      {"redlock_read_modify_write", "lock-restart", business},
+                                                      {"redlock_read_modify_write", "acquire-pause", business},
+                                                      {"redlock_no_validity_check", "clock-jump", business},
+                                                      {"redlock_no_validity_check", "clock-drift", business},
+                                                      {"redlock_no_validity_check", "lock-restart", business},
+                                                      {"redlock_no_validity_check", "acquire-pause", business}}) {
+    benchmark::RegisterBenchmark((std::string("Shrink/") + c.design + "/" + c.profile).c_str(), BM_Shrink, c)->Unit(benchmark::kMillisecond)->Iterations(1);
+  }
   const std::pair<const char*, protocols::Search::Kind> kinds[] = {
       {"random", protocols::Search::Kind::random}, {"pct", protocols::Search::Kind::pct}, {"swarm", protocols::Search::Kind::swarm}};
   for (bool large : {false, true}) {

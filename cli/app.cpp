@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <CLI/CLI.hpp>
+#include "cli/scenario_file.h"
 #include "protocols/settings.h"
 #include <fmt/format.h>
 
@@ -37,7 +38,7 @@ void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
   typed(cmd->add_option("--stock", w.stock, "Initial units per SKU, 0..1000000")->capture_default_str(), "--stock");
   typed(cmd->add_option("--skus", w.skus, "Number of SKUs, 1..1000")->capture_default_str(), "--skus");
   typed(cmd->add_option("--apps", w.apps, "Number of app nodes (app-1..app-N), 1..64")->capture_default_str(), "--apps");
-  typed(cmd->add_option("--arrival", w.arrival, "Arrivals: burst (uniform over --burst-window), poisson (--poisson-mean gaps) or ramp (rising linearly over --burst-window)")->capture_default_str(), "--arrival");
+  typed(cmd->add_option("--arrival", w.arrival, "Arrivals: burst (uniform over --burst-window), poisson (--poisson-mean gaps), ramp (rising linearly over --burst-window) or slots (each at one of as many evenly spaced instants over --burst-window as there are buyers)")->capture_default_str(), "--arrival");
   typed(cmd->add_option("--burst-window", w.burst_window, "Burst arrivals spread over this duration (0..1h)")->capture_default_str(), "--burst-window");
   typed(cmd->add_option("--poisson-mean", w.poisson_mean, "Poisson arrivals: mean gap (1us..1h)")->capture_default_str(), "--poisson-mean");
   typed(cmd->add_option("--retries", w.retries, "Gateway retries (same request id) when an attempt ends unknown or takes longer than --gateway-timeout, 0..10")
@@ -86,7 +87,9 @@ void reject_empty_values(const CLI::App& app) {
         if (!value.empty()) continue;
         const bool positional = opt->get_name().empty() || opt->get_name().rfind("--", 0) != 0;
         const std::string name = positional ? fmt::format("{} {}", sub->get_name(), opt->get_name(true)) : opt->get_name();
-        const std::string instead = opt->get_required()              ? std::string("it needs one")
+        // --variant is required unless a scenario file names the design.
+        const bool needed = opt->get_required() || opt->get_name() == "--variant";
+        const std::string instead = needed                           ? std::string("it needs one")
                                     : opt->get_default_str().empty() ? std::string("leave it out instead")
                                                                      : fmt::format("leave it out for its default, {}", opt->get_default_str());
         throw UsageError(fmt::format("{}: an empty value ({})", name, instead));
@@ -103,6 +106,18 @@ void note_ignored(const CLI::App* cmd, const std::vector<const char*>& names, co
     const CLI::Option* opt = cmd->get_option_no_throw(name);
     if (opt != nullptr && opt->count() > 0) fmt::print(stderr, "oversim: {} {}: it changes nothing here\n", name, why);
   }
+}
+
+// A scenario file's [expect] for this command, against how it ended: one line after the verdict
+// (stderr when stdout carries JSON). The exit status stays the verdict's.
+int expectation(const ScenarioSource& source, const char* command, int status, bool quiet_stdout) {
+  const auto it = source.expect.find(command);
+  if (it == source.expect.end() || status == 2 || status == 3) return status;
+  const char* got = verdict_word(status);
+  const std::string line = it->second == got ? fmt::format("expected: {} {}, as {} states\n", command, got, source.path)
+                                             : fmt::format("expected: NOT as stated: {} expects {} to end {}; it ended {}\n", source.path, command, it->second, got);
+  std::fputs(line.c_str(), quiet_stdout ? stderr : stdout);
+  return status;
 }
 
 }  // namespace
@@ -126,7 +141,11 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
 
   run_cmd_ = app.add_subcommand("run", "One run of a design: the trace and a verdict per property");
   run_cmd_->footer(kExitStatuses);
-  run_cmd_->add_option("--variant", run_.variant, "Design to run (see `oversim list variants`)")->required();
+  run_cmd_->add_option("scenario", scenario_path_, "A scenario file (TOML; docs/guide.md#scenario-files): flags typed here override it");
+  run_cmd_->add_option("--variant", run_.variant, "Design to run (see `oversim list variants`); required unless a scenario file names it");
+  run_cmd_->add_option("--json", run_.json, "Also write the run's result as JSON to this file (scenario, outcome, every property, faults, metrics; docs/json-schema.md)");
+  run_cmd_->add_option("--html", run_.html, "Also write an HTML report of the run to this file: its swimlane timeline, one self-contained page");
+  run_cmd_->add_option("--emit-scenario", run_.emit_scenario, "Also write this run's whole scenario to this file (TOML), which `oversim run FILE` replays");
   run_cmd_->add_option("--faults", run_.faults, "A fault profile name, 'none', or a fault plan, e.g. 'at 10ms pause app-1 for 2s'")->capture_default_str();
   run_cmd_->add_option("--seed", run_.seed, "Simulation seed (0..18446744073709551615)")->capture_default_str();
   run_cmd_->add_option("--trace", run_.trace, "Trace output: cut (the events that matter, at most 200 lines; the default), text (every event), json or none")->capture_default_str();
@@ -139,23 +158,44 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
 
   check_cmd_ = app.add_subcommand("check", "A seed sweep: counts per property, the first failing seed, a shrunk counterexample");
   check_cmd_->footer(kExitStatuses);
-  check_cmd_->add_option("--variant", check_.variant, "Design to check")->required();
+  check_cmd_->add_option("scenario", scenario_path_, "A scenario file (TOML; docs/guide.md#scenario-files): flags typed here override it");
+  check_cmd_->add_option("--variant", check_.variant, "Design to check; required unless a scenario file names it");
   check_cmd_->add_option("--faults", check_.faults, "A fault profile name (a plan per seed), 'none', or a fault plan")->capture_default_str();
   check_cmd_->add_option("--properties", check_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
   check_cmd_->add_option("--require", check_.require,
                          "Sometimes properties (oversim list properties) that at least one run must reach, comma separated, e.g. "
                          "lease_expired_while_held,lock_contended; a sweep that never reaches one tested nothing and exits 5 (VACUOUS)");
-  check_cmd_->add_flag("--no-shrink", check_.no_shrink, "Report the failing seed as found, without shrinking it");
+  CLI::Option* no_shrink = check_cmd_->add_flag("--no-shrink", check_.no_shrink, "Report the failing seed as found, without shrinking it");
+  CLI::Option* keep_faults = check_cmd_->add_flag(
+      "--keep-faults", check_.keep_faults,
+      "Shrink only the sale and the schedule: the fault plan stays exactly as written (an incident's write-up)");
+  CLI::Option* drop_faults = check_cmd_->add_flag(
+      "--drop-faults", check_.drop_faults,
+      "Let the shrink drop faults and change their story (by default it keeps their kinds, their order and where pauses end and failovers come)");
+  keep_faults->excludes(drop_faults);
+  keep_faults->excludes(no_shrink);
+  drop_faults->excludes(no_shrink);
   check_cmd_->add_flag("--stop-at-first", check_.stop_at_first, "Stop at the first seed that violates an asserted property; report executions and wall time");
   check_cmd_->add_option("--json", check_.json, "Also write the result as JSON to this file (the verdict's kind, counts, the counterexample)");
+  check_cmd_->add_option("--html", check_.html, "Also write an HTML report to this file: the counts and the counterexample's swimlane timeline, one self-contained page");
+  check_cmd_->add_option("--junit", check_.junit, "Also write JUnit XML to this file: a test case per asserted property, failed with the witness and the reproduce command");
+  check_cmd_->add_option("--emit-scenario", check_.emit_scenario,
+                         "Also write the shrunk counterexample's scenario to this file (TOML), which `oversim run FILE` replays");
   add_sweep_options(check_cmd_, check_.sweep, "Number of seeds (1..1000000), or a range a..b");
 
   compare_cmd_ = app.add_subcommand("compare", "Every design against every fault profile, as a table");
+  compare_cmd_->add_option("scenario", scenario_path_, "A scenario file (TOML; docs/guide.md#scenario-files): its design and faults as the table's one cell unless flags say otherwise");
   compare_cmd_->add_option("--variants", compare_.variants, "Designs to include, comma separated, or all")->capture_default_str();
   compare_cmd_->add_option("--faults", compare_.faults, "Profiles to include, comma separated, or all; or one fault plan")->capture_default_str();
   compare_cmd_->add_option("--properties", compare_.properties,
                            "The table's property columns, comma separated, or all; 'sometimes' ones count the runs that reached them "
                            "(default: the business ones, mutex, progress, and the lock's coverage: expired, contend, hit)");
+  compare_cmd_->add_option("--json", compare_.json,
+                           "Also write the table as JSON to this file: every cell's property counts with 95% Wilson intervals, its unfired and "
+                           "horizon runs, lock costs and metrics (docs/json-schema.md)");
+  compare_cmd_->add_option("--html", compare_.html,
+                           "Also write an HTML report to this file: the matrix coloured by violation rate with 95% intervals, and each violating "
+                           "cell's shrunk counterexample as a swimlane timeline (shrinking takes a while)");
   add_sweep_options(compare_cmd_, compare_.sweep, "Seeds per cell (1..100000), or a range a..b");
 
   lint_cmd_ = app.add_subcommand("lint", "The article's checklist for each design and this workload, before any run (--prove backs each answer with a sweep)");
@@ -166,6 +206,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   hash_cmd_ = app.add_subcommand("hash", "One line per run (design, profile, seed, run hash, violated properties, plan): diff two builds");
   hash_cmd_->add_option("--variant,--variants", hash_.variants, "Designs, comma separated, or all")->capture_default_str();
   hash_cmd_->add_option("--faults", hash_.faults, "Profiles, comma separated, or all; or one fault plan")->capture_default_str();
+  hash_cmd_->add_option("--json", hash_.json, "Also write the lines as JSON to this file (docs/json-schema.md)");
   add_sweep_options(hash_cmd_, hash_.sweep, "Number of seeds (with --first-seed), or a range a..b");
 
   explore_cmd_ = app.add_subcommand("explore", "Every execution of a small sale within stated bounds: a proof within them, or the shortest counterexample");
@@ -183,8 +224,14 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
       ->capture_default_str();
   explore_cmd_->add_option("--horizon", explore_.horizon, "Virtual-time limit of each execution (1s..720h)")->capture_default_str();
   explore_cmd_->add_option("--json", explore_.json, "Also write the result as JSON to this file (the verdict's kind, bounds, counts, the counterexample)");
+  explore_cmd_->add_option("--html", explore_.html, "Also write an HTML report to this file (the counterexample's swimlane timeline)");
+  explore_cmd_->add_option("--junit", explore_.junit, "Also write JUnit XML to this file: a test case per asserted property");
   explore_cmd_->add_flag("--first", explore_.first, "Stop at the first violating execution instead of looking for the shortest");
   add_workload_options(explore_cmd_, explore_.workload);
+
+  report_cmd_ = app.add_subcommand("report", "Draw a saved result (any command's --json FILE) as the HTML report");
+  report_cmd_->add_option("result", report_result_, "A result file written with --json")->required();
+  report_cmd_->add_option("--html", report_html_, "The HTML file to write")->required();
 
   demo_cmd_ = app.add_subcommand("demo", "The kernel demo: buyers read-then-write a stock counter over RPC, with a GC pause");
   demo_cmd_->add_option("--seed", demo_.seed, "Simulation seed")->capture_default_str();
@@ -200,8 +247,12 @@ CommandLine::~CommandLine() = default;
 void CommandLine::set_defaults() {
   // Assigned in place: CLI11 holds references to these members.
   check_determinism_ = false;
+  scenario_path_.clear();
+  flag_origin_.clear();
   list_what_.clear();
   help_what_.clear();
+  report_result_.clear();
+  report_html_.clear();
   run_ = RunFlags{};
   check_ = CheckFlags{};
   compare_ = CompareFlags{};
@@ -224,14 +275,17 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
   }
   try {
     reject_empty_values(*app_);
+    if (!scenario_path_.empty()) apply_scenario_file(std::vector<std::string>(argv + 1, argv + argc));
+    expand_plan_files();
   } catch (const UsageError& e) {
-    fmt::print(stderr, "oversim: {}\n", e.what());
+    fmt::print(stderr, "oversim: {}\n", with_origin(e.what()));
     return 2;
   }
   return std::nullopt;
 }
 
 void CommandLine::parse_or_throw(std::vector<std::string> args) {
+  const std::vector<std::string> typed = args;
   // CLI11 takes a reversed vector and consumes it.
   std::reverse(args.begin(), args.end());
   set_defaults();
@@ -241,6 +295,93 @@ void CommandLine::parse_or_throw(std::vector<std::string> args) {
     throw UsageError(e.what());
   }
   reject_empty_values(*app_);
+  if (!scenario_path_.empty()) apply_scenario_file(typed);
+  expand_plan_files();
+}
+
+void CommandLine::expand_plan_files() {
+  for (std::string* faults : {&run_.faults, &check_.faults, &compare_.faults, &hash_.faults, &explore_.faults, &demo_.faults}) *faults = plan_file_flag(*faults);
+}
+
+void CommandLine::apply_scenario_file(const std::vector<std::string>& args) {
+  const std::string path = scenario_path_;
+  const ScenarioFile file = read_scenario_file(path);
+  const std::vector<std::pair<std::string, CLI::App*>> commands = {{"run", run_cmd_}, {"check", check_cmd_}, {"compare", compare_cmd_}};
+  CLI::App* cmd = run_cmd_->parsed() ? run_cmd_ : check_cmd_->parsed() ? check_cmd_ : compare_cmd_;
+  const std::string name = cmd->get_name();
+  auto flag_of = [](const std::string& command, const std::string& key) {
+    if (key == "design") return std::string(command == "compare" ? "--variants" : "--variant");
+    return "--" + key;
+  };
+  // Every key names a flag of the command its table is for (top level and [workload]: each of
+  // them), so a misspelled key is an error whichever command reads the file.
+  for (const ScenarioEntry& e : file.entries) {
+    for (const auto& [command, app] : commands) {
+      const bool applies = e.table == command || e.table.empty() || e.table == "workload";
+      if (!applies) continue;
+      const CLI::Option* opt = app->get_option_no_throw(flag_of(command, e.key));
+      const bool positional = e.key == "scenario" || e.key == "help";
+      if (opt == nullptr || positional) {
+        const std::string table = e.table.empty() ? "the file's top level" : fmt::format("[{}]", e.table);
+        throw UsageError(fmt::format("{}: '{}' at {} is not a flag of `oversim {}` (see oversim help {})", file.where(e), e.key, table, command, command));
+      }
+      if (e.is_bool != (opt->get_items_expected_max() == 0)) {
+        throw UsageError(fmt::format("{}: '{}' {}", file.where(e), e.key, e.is_bool ? "takes a value, not true/false" : "is a switch: true or false"));
+      }
+    }
+  }
+  // The file's flags for this command, its own table after the common ones; the command line wins.
+  std::vector<std::string> overridden;
+  std::map<std::string, std::string> chosen;  // flag -> token
+  std::vector<std::string> order;
+  for (const std::string& table : {std::string(), std::string("workload"), name}) {
+    for (const ScenarioEntry& e : file.entries) {
+      if (e.table != table) continue;
+      const std::string flag = flag_of(name, e.key);
+      if (cmd->get_option(flag)->count() > 0) {
+        if (std::find(overridden.begin(), overridden.end(), flag) == overridden.end()) overridden.push_back(flag);
+        continue;
+      }
+      if (e.is_bool && e.value == "false") {
+        chosen.erase(flag);
+        continue;
+      }
+      if (chosen.count(flag) == 0) order.push_back(flag);
+      chosen[flag] = e.is_bool ? flag : fmt::format("{}={}", flag, e.value);
+      flag_origin_[flag] = file.where(e);
+    }
+  }
+  std::vector<std::string> full = args;
+  for (const std::string& flag : order) {
+    if (chosen.count(flag) > 0) full.push_back(chosen[flag]);
+  }
+  std::map<std::string, std::string> origin = flag_origin_;
+  std::reverse(full.begin(), full.end());
+  set_defaults();
+  try {
+    app_->parse(full);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(fmt::format("{} (with the flags of {})", e.what(), path));
+  }
+  reject_empty_values(*app_);
+  flag_origin_ = origin;
+  ScenarioSource source{path, overridden, file.expect, file.expect_violated};
+  if (name == "run") {
+    run_.source = source;
+    if (run_.variant.empty()) throw UsageError(fmt::format("{}: no design: write design = \"...\" in the file, or give --variant", path));
+  } else if (name == "check") {
+    check_.source = source;
+    if (check_.variant.empty()) throw UsageError(fmt::format("{}: no design: write design = \"...\" in the file, or give --variant", path));
+  } else {
+    compare_.source = source;
+  }
+}
+
+std::string CommandLine::with_origin(const std::string& message) const {
+  for (const auto& [flag, where] : flag_origin_) {
+    if (message.rfind(flag + ":", 0) == 0 || message.rfind(flag + " ", 0) == 0) return fmt::format("{} (set in {})", message, where);
+  }
+  return message;
 }
 
 bool CommandLine::is_run() const { return run_cmd_->parsed(); }
@@ -280,15 +421,18 @@ int CommandLine::execute() {
     if (lint_cmd_->parsed() && !lint_.prove) {
       note_ignored(lint_cmd_, {"--seeds", "--first-seed", "--jobs", "--horizon", "--strategy"}, "is for the sweeps of --prove; lint without it runs nothing");
     }
-    if (run_cmd_->parsed()) return run_command(run_);
-    if (check_cmd_->parsed()) return check_command(check_);
+    if (run_cmd_->parsed() && run_.variant.empty()) throw UsageError("run: --variant is required (or a scenario file that names the design)");
+    if (check_cmd_->parsed() && check_.variant.empty()) throw UsageError("check: --variant is required (or a scenario file that names the design)");
+    if (run_cmd_->parsed()) return expectation(run_.source, "run", run_command(run_), run_.trace == "json");
+    if (check_cmd_->parsed()) return expectation(check_.source, "check", check_command(check_), false);
     if (hash_cmd_->parsed()) return hash_command(hash_);
     if (lint_cmd_->parsed()) return lint_command(lint_);
     if (demo_cmd_->parsed()) return demo_command(demo_);
     if (explore_cmd_->parsed()) return explore_command(explore_);
+    if (report_cmd_->parsed()) return report_command(report_result_, report_html_);
     return compare_command(compare_);  // the main job, also with `compare`
   } catch (const UsageError& e) {
-    fmt::print(stderr, "oversim: {}\n", e.what());
+    fmt::print(stderr, "oversim: {}\n", with_origin(e.what()));
     return 2;
   }
 }

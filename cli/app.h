@@ -3,6 +3,7 @@
 // main() so tests and the fuzz target parse exactly what the command parses.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,7 +39,16 @@ class CommandLine {
 
  private:
   void set_defaults();
+  // With a scenario file named: parses again with the file's flags after `args`, leaving out the
+  // ones typed on the command line (they override the file).
+  void apply_scenario_file(const std::vector<std::string>& args);
+  // `--faults @FILE` of every command, read into the plan text it holds.
+  void expand_plan_files();
+  // A usage error about a flag the scenario file set names the file's line too.
+  std::string with_origin(const std::string& message) const;
   std::unique_ptr<CLI::App> app_;
+  std::string scenario_path_;  // run|check|compare FILE
+  std::map<std::string, std::string> flag_origin_;  // "--buyers" -> "FILE:LINE" for flags the file set
   CLI::App* list_cmd_ = nullptr;
   CLI::App* run_cmd_ = nullptr;
   CLI::App* check_cmd_ = nullptr;
@@ -49,6 +59,9 @@ class CommandLine {
   std::string help_what_;
   CLI::App* demo_cmd_ = nullptr;
   CLI::App* explore_cmd_ = nullptr;
+  CLI::App* report_cmd_ = nullptr;
+  std::string report_result_;
+  std::string report_html_;
   bool check_determinism_ = false;
   std::string list_what_;
   RunFlags run_;

@@ -1,7 +1,14 @@
 #include "cli/commands.h"
 #include "cli/estimate.h"
 #include "cli/notes.h"
+#include "cli/progress.h"
 #include "cli/result_file.h"
+#include "cli/scenario_file.h"
+#include "report/html.h"
+#include "report/json.h"
+#include "report/junit.h"
+#include "report/text.h"
+#include "report/timeline.h"
 
 #include <algorithm>
 #include <charconv>
@@ -15,6 +22,7 @@
 #include "properties/verdict.h"
 
 #include <chrono>
+#include <fstream>
 #include <functional>
 #include <map>
 
@@ -27,6 +35,9 @@ using properties::RunResult;
 using protocols::Scenario;
 
 namespace {
+
+using report::describe_workload;
+using report::span_or;
 
 unsigned jobs_flag(const std::string& text) { return static_cast<unsigned>(unsigned_flag("--jobs", text, 1, 256)); }
 
@@ -64,15 +75,8 @@ int exit_status(properties::VerdictKind kind) {
   return 3;
 }
 
-// The JSON verdict every result carries: its kind (the one field a script needs), whether it
-// holds (only exhaustive and random do) and the exit status it gives.
-nlohmann::json verdict_json(properties::VerdictKind kind, const char* search) {
-  return {{"kind", properties::to_string(kind)}, {"search", search}, {"holds", properties::holds(kind)}, {"exit_status", exit_status(kind)}};
-}
-
-// The first line of a run's outcome detail ("virtual-time horizon of 6s reached"), without the
-// report of what was still waiting that follows it.
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+// The JSON verdict every result carries (report/json.h), with this command line's exit status.
+nlohmann::json verdict_json(properties::VerdictKind kind, const char* search) { return report::verdict_json(kind, search, exit_status(kind)); }
 
 // The checklist's warnings for a design (run, check): what `oversim lint` would fail or warn
 // about, on stderr, before the run. The answers that depend on the sale's numbers in full, one
@@ -168,29 +172,15 @@ void check_json_path(const std::string& path) { check_result_path("--json", path
 
 void write_json(const std::string& path, const nlohmann::json& j) { write_result_file("--json", path, j.dump(2) + "\n"); }
 
-nlohmann::json properties_json(const std::vector<std::string>& asserted, const std::function<nlohmann::json(const properties::Property&)>& counts) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& p : properties::catalogue()) {
-    nlohmann::json j = counts(p);
-    j["name"] = p.name;
-    j["kind"] = properties::to_string(p.kind);
-    j["asserted"] = std::find(asserted.begin(), asserted.end(), p.name) != asserted.end();
-    out.push_back(j);
-  }
-  return out;
+// --json FILE and --html FILE: the result as data, and drawn from that data (report/html.h).
+void write_results(const std::string& json, const std::string& html, const nlohmann::json& j, const std::string& junit = "") {
+  if (!json.empty()) write_json(json, j);
+  if (!html.empty()) write_result_file("--html", html, report::render_html(j));
+  if (!junit.empty()) write_result_file("--junit", junit, report::render_junit(j));
 }
 
-nlohmann::json counterexample_json(const Scenario& s, const RunResult& r, const std::vector<std::string>& asserted) {
-  nlohmann::json violated = nlohmann::json::array();
-  for (const properties::PropertyResult& pr : r.properties) {
-    if (pr.violated) violated.push_back({{"property", pr.property->name}, {"at_ns", (pr.violation->at - sim::Instant::zero()).count_ns()}, {"step", pr.violation->step}, {"witness", pr.violation->witness}});
-  }
-  return {{"design", s.design},          {"seed", s.seed},
-          {"faults", s.faults.to_string()}, {"schedule", s.schedule},
-          {"buyers", s.workload.buyers},  {"stock", s.workload.stock},
-          {"protocol_events", properties::protocol_events(r.events)},
-          {"violated", violated},         {"reproduce", properties::reproduce_command(s, asserted)}};
-}
+using report::counterexample_json;
+using report::properties_json;
 
 // A sweep probes each seed for its own PCT estimate, so an exact `pct:D:K` (a single run's
 // schedule, as reproduce lines print it) would be replaced seed by seed: refuse it instead.
@@ -207,17 +197,6 @@ std::vector<std::string> variants_flag(const std::string& text) {
   return names;
 }
 
-std::string describe_workload(const protocols::Workload& w) {
-  return fmt::format("{} buyers, {} sku x {} units, {} app nodes, {} arrivals, remote call {}, lock ttl {}, replica lag {}{}{}{}{}{}", w.buyers, w.skus, w.stock,
-                     w.app_nodes, protocols::to_string(w.arrival), protocols::format_distribution(protocols::remote_call_distribution(w)), sim::format_duration(w.lock_ttl),
-                     protocols::format_distribution(protocols::replication_distribution(w)),
-                     w.max_retries > 0 ? fmt::format(", {} gateway retries", w.max_retries) : "",
-                     w.double_click.numerator > 0 ? fmt::format(", double clicks {}", sim::format_ratio(w.double_click)) : "",
-                     w.redis_persistence != protocols::RedisPersistence::none ? fmt::format(", redis persistence {}", protocols::to_string(w.redis_persistence)) : "",
-                     w.redlock_masters != protocols::Workload{}.redlock_masters ? fmt::format(", {} RedLock masters", w.redlock_masters) : "",
-                     w.zk_servers != protocols::Workload{}.zk_servers ? fmt::format(", {} ZooKeeper servers", w.zk_servers) : "") +
-         (protocols::describe_settings(w).empty() ? "" : ", " + protocols::describe_settings(w));
-}
 
 // Designs among `variants` whose requirement contradicts a flag the user typed (db_decrement_mysql57
 // requires --check-constraint off; the user typed on), each with the words a row prints. Beside
@@ -287,86 +266,6 @@ std::string settings_line(const Scenario& s) {
   return out;
 }
 
-void print_verdicts(const RunResult& r, const std::vector<std::string>& asserted) {
-  fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "verdict");
-  for (const properties::PropertyResult& pr : r.properties) {
-    const properties::Property& p = *pr.property;
-    const bool is_asserted = std::find(asserted.begin(), asserted.end(), p.name) != asserted.end();
-    std::string verdict;
-    if (p.kind == properties::Kind::sometimes) {
-      verdict = pr.reached ? fmt::format("reached: {}", pr.note) : "not reached";
-    } else if (pr.violated) {
-      verdict = fmt::format("VIOLATED at {} step {}: {}", sim::format_instant(pr.violation->at), pr.violation->step, pr.violation->witness);
-    } else {
-      verdict = "holds";
-    }
-    fmt::print("{:<26} {:<11} {:<10} {}\n", p.name, properties::to_string(p.kind), p.kind == properties::Kind::sometimes ? "-" : (is_asserted ? "yes" : "no"), verdict);
-  }
-}
-
-// A quantile or a time: "-" when there is none; "never" for a buyer that never heard an answer.
-std::string span_or(const std::optional<sim::Duration>& d, const char* none = "-") {
-  if (!d) return none;
-  return *d == sim::Duration::max() ? std::string("never") : sim::format_span(*d);
-}
-
-std::string rate(int64_t n, int64_t d) {
-  if (d <= 0) return "-";
-  return fmt::format("{}/{} ({:.1f}%)", n, d, 100.0 * static_cast<double>(n) / static_cast<double>(d));
-}
-
-// The sale's numbers (properties/metrics.h; docs/guide.md#metrics defines each), for one run or
-// merged over a sweep's runs.
-void print_metrics(const properties::SaleMetrics& m) {
-  const bool one = m.runs == 1;
-  std::string timing;
-  if (one) {
-    timing = m.first_unit.empty() ? std::string("nothing sold")
-                                  : fmt::format("first unit at {}, last unit at {}", sim::format_span(m.first_unit.front()), sim::format_span(m.last_unit.front()));
-    timing += m.sell_out.empty() ? ", stock remained" : fmt::format(", sold out at {}", sim::format_span(m.sell_out.front()));
-  } else {
-    timing = fmt::format("sold out in {}/{} runs (sell-out median {}, max {}); first unit median {}", m.sell_out.size(), m.runs,
-                         span_or(properties::quantile(m.sell_out, 500)), span_or(properties::quantile(m.sell_out, 1000)),
-                         span_or(properties::quantile(m.first_unit, 500)));
-  }
-  fmt::print("sale: sold {} of {} units ({:.0f}%), {} told they bought; {}; {:.1f} orders/s over the selling window{}\n", m.sold, m.units, m.sold_percent(),
-             m.told_bought, timing, m.orders_per_s(),
-             one ? fmt::format(" ({})", sim::format_span(sim::Duration::us(m.window_us))) : std::string());
-  fmt::print("buyers: {} bought, {} told sold out, {} turned away, {} heard nothing; {} told wrongly; time to the last answer p50 {}, p99 {}, p999 {} "
-             "(a buyer that heard nothing: never)\n",
-             m.bought, m.told_sold_out, m.turned_away, m.unanswered, m.told_wrong, span_or(properties::quantile(m.answer_times, 500)),
-             span_or(properties::quantile(m.answer_times, 990)), span_or(properties::quantile(m.answer_times, 999)));
-  fmt::print("monitoring: lock acquisitions that gave up {}, lock wait p99 {}; deductions refused {}; ledger difference at the end {}\n",
-             rate(m.lock_gave_up, m.lock_acquires), span_or(properties::quantile(m.lock_waits, 990)), rate(m.deductions_refused, m.deductions),
-             m.ledger_difference);
-}
-
-void print_results(const RunResult& r) {
-  std::string results;
-  for (auto br : {protocols::BuyResult::sold, protocols::BuyResult::sold_out, protocols::BuyResult::busy, protocols::BuyResult::unknown,
-                  protocols::BuyResult::failed}) {
-    auto it = r.results.find(br);
-    results += fmt::format("{}{} {}", results.empty() ? "" : ", ", protocols::to_string(br), it == r.results.end() ? 0 : it->second);
-  }
-  auto counter = [&r](const char* name) {
-    auto it = r.counters.find(name);
-    return it == r.counters.end() ? int64_t{0} : it->second;
-  };
-  // Every attempt ends with a result, or dies with its node (a crash unwinds it mid-purchase).
-  fmt::print("attempts: {}, died with their node {}; orders committed {}; {} clicks again\n", results, counter("attempt.died-with-node"), r.orders,
-             counter("buyer.click-again"));
-  print_metrics(r.metrics);
-  // A lock-service node that some whole second brought 80% or more of what it serves: how hard
-  // it was pushed and how long its queue made requests wait. A quiet node prints nothing.
-  for (const protocols::NodeLoad& l : r.lock_loads) {
-    if (!l.overloaded()) continue;
-    fmt::print("lock service overloaded: {} received {} requests in its busiest second (from {}s), {}% of the {} a second it serves (one at a time, {} each); "
-               "a request waited up to {} in its queue (at {})\n",
-               l.node, l.busiest_second_requests, l.busiest_second.ns() / 1'000'000'000, l.busiest_second_requests * 100 / l.serves_per_second(),
-               l.serves_per_second(), sim::format_duration(l.service_time), sim::format_span(l.longest_wait), sim::format_span(l.longest_wait_at - sim::Instant::zero()));
-  }
-}
-
 }  // namespace
 
 int list_command(const std::string& what) {
@@ -429,40 +328,15 @@ Scenario run_scenario(const RunFlags& f) {
   return s;
 }
 
-// The run's verdict in one line: what it supports, and when it is not a pass, why.
-std::string run_verdict_text(const RunResult& r, properties::VerdictKind kind, const std::vector<std::string>& asserted, const std::string& faults) {
-  switch (kind) {
-    case properties::VerdictKind::violated: {
-      std::vector<std::string> broken;
-      for (const std::string& name : asserted) {
-        if (r.result(name).violated) broken.push_back(name);
-      }
-      return fmt::format("VIOLATED: {}", join(broken, ", "));
-    }
-    case properties::VerdictKind::incomplete:
-      return fmt::format("INCOMPLETE: the run stopped at its limit ({}) before the sale ended: its end-of-run checks saw an unfinished sale, so "
-                         "this is not a pass; raise --horizon (or assert progress to call a sale that never ends a bug)",
-                         first_line(r.outcome.detail));
-    case properties::VerdictKind::unfired:
-      if (r.faults_fired < r.faults_planned) {
-        return fmt::format("UNFIRED: {} of {} planned fault{} never happened: the run did not test the plan as written, so the properties' holding "
-                           "says nothing about it",
-                           r.faults_planned - r.faults_fired, r.faults_planned, r.faults_planned == 1 ? "" : "s");
-      }
-      return fmt::format("UNFIRED: {} placed {} of the faults asked for ({}): the run did not test them", faults, r.faults_planned == 0 ? "none" : "not all",
-                         r.scenario.unplaced);
-    case properties::VerdictKind::vacuous:
-    case properties::VerdictKind::exhaustive:
-    case properties::VerdictKind::random: break;
-  }
-  return "every asserted property held in this run: one execution, not a proof";
-}
 
 int run_command(const RunFlags& f) {
   if (f.trace != "text" && f.trace != "json" && f.trace != "cut" && f.trace != "none") {
     throw UsageError(fmt::format("--trace: unknown format '{}' (expected text, json, cut or none)", f.trace));
   }
   const std::vector<std::string> asserted = properties_flag(f.properties);
+  check_result_path("--emit-scenario", f.emit_scenario);
+  check_json_path(f.json);
+  check_result_path("--html", f.html);
   guard_run(f);  // before the scenario: a profile's probe may be the costly part
   Scenario s = run_scenario(f);
   print_notes(s);
@@ -489,12 +363,29 @@ int run_command(const RunFlags& f) {
   if (f.trace == "none") s.keep_trace = false;
   RunResult r = properties::run_checked(s);
   const properties::VerdictKind verdict = properties::judge(r, asserted);
+  if (!f.emit_scenario.empty()) {
+    std::vector<std::string> violated;
+    for (const std::string& a : asserted) {
+      if (r.result(a).violated) violated.push_back(a);
+    }
+    write_result_file("--emit-scenario", f.emit_scenario,
+                      scenario_toml(s, asserted, fmt::format("The scenario of `oversim run` (variant {}, seed {}, trace hash {})", s.design, s.seed,
+                                                             sim::format_hash(r.outcome.hash())),
+                                    exit_status(verdict), violated));
+  }
+  if (!f.json.empty() || !f.html.empty()) {
+    nlohmann::json j = {{"schema", report::kSchema}, {"command", "run"}, {"verdict", verdict_json(verdict, "one run")}};
+    j.update(report::run_json(r, asserted));
+    if (r.scenario.keep_trace) j["timeline"] = report::timeline_json(r);
+    write_results(f.json, f.html, j);
+  }
   if (f.trace == "json") {
     std::fputs(sim::render_jsonl(r.events).c_str(), stdout);
     return exit_status(verdict);
   }
   fmt::print("oversim run: variant {}, seed {}, faults: {}\nworkload: {}\nsettings: {}\n", s.design, s.seed, s.faults.empty() ? "none" : s.faults.to_string(),
              describe_workload(sale_workload(s)), settings_line(s));
+  std::fputs(f.source.header_line().c_str(), stdout);
   if (f.trace == "text") fmt::print("\n{}", sim::render_text(r.events));
   if (f.trace == "cut") {
     // The events that matter (faults, lock beliefs, stock writes, orders, acks, and every
@@ -510,10 +401,10 @@ int run_command(const RunFlags& f) {
                r.faults_fired < r.faults_planned ? " (a fault whose trigger point the run never reached never fires)" : "");
   }
   if (!s.unplaced.empty()) fmt::print("faults: {} placed no fault{}: {}\n", f.faults, s.faults.empty() ? "" : " of some kinds", s.unplaced);
-  print_results(r);
+  std::fputs(report::results_text(r).c_str(), stdout);
   fmt::print("\n");
-  print_verdicts(r, asserted);
-  fmt::print("\nverdict: {}\n", run_verdict_text(r, verdict, asserted, f.faults));
+  std::fputs(report::verdicts_text(r, asserted).c_str(), stdout);
+  fmt::print("\nverdict: {}\n", report::run_verdict_text(r, verdict, asserted, f.faults));
   fmt::print("reproduce: {}\n", properties::reproduce_command(s, asserted));
   return exit_status(verdict);
 }
@@ -557,30 +448,23 @@ std::string unreached_why(const std::vector<std::string>& unreached, const std::
   return all_typed ? "required with --require" : "the profile's faults must strike there for the runs to test it";
 }
 
-nlohmann::json metrics_json(const properties::SaleMetrics& m) {
-  // null: no value, or (answer times) a buyer that never heard an answer.
-  auto ns = [](const std::optional<sim::Duration>& d) { return d && *d != sim::Duration::max() ? nlohmann::json(d->count_ns()) : nlohmann::json(nullptr); };
-  return {{"runs", m.runs},
-          {"units", m.units},
-          {"sold", m.sold},
-          {"told_bought", m.told_bought},
-          {"sold_out_runs", m.sell_out.size()},
-          {"sell_out_median_ns", ns(properties::quantile(m.sell_out, 500))},
-          {"first_unit_median_ns", ns(properties::quantile(m.first_unit, 500))},
-          {"selling_window_ns", m.window_us * 1000},
-          {"orders_per_s", m.orders_per_s()},
-          {"buyers", {{"total", m.buyers}, {"bought", m.bought}, {"told_sold_out", m.told_sold_out}, {"turned_away", m.turned_away},
-                      {"unanswered", m.unanswered}, {"told_wrong", m.told_wrong}}},
-          {"answer_time_ns", {{"p50", ns(properties::quantile(m.answer_times, 500))}, {"p99", ns(properties::quantile(m.answer_times, 990))},
-                              {"p999", ns(properties::quantile(m.answer_times, 999))}}},
-          {"monitoring", {{"lock_acquires", m.lock_acquires}, {"lock_gave_up", m.lock_gave_up}, {"lock_wait_p99_ns", ns(properties::quantile(m.lock_waits, 990))},
-                          {"deductions", m.deductions}, {"deductions_refused", m.deductions_refused}, {"ledger_difference", m.ledger_difference}}}};
-}
+using report::metrics_json;
 
 int check_command(const CheckFlags& f) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
   const std::vector<std::string> required = require_flag(f.require);
   check_json_path(f.json);
+  check_result_path("--html", f.html);
+  check_result_path("--junit", f.junit);
+  check_result_path("--emit-scenario", f.emit_scenario);
+  // --emit-scenario writes a counterexample; a sweep that found none says so and leaves the file.
+  struct EmitNote {
+    const std::string& path;
+    bool written = false;
+    ~EmitNote() {
+      if (!path.empty() && !written && std::uncaught_exceptions() == 0) fmt::print(stderr, "oversim: --emit-scenario: no counterexample to write; {} left as it was\n", path);
+    }
+  } emit_note{f.emit_scenario};
   const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given);
   const unsigned jobs = jobs_flag(f.sweep.jobs);
   const FaultsChoice faults = faults_flag(f.faults);
@@ -601,20 +485,29 @@ int check_command(const CheckFlags& f) {
   opt.asserted = asserted;
   opt.stop_at_first = f.stop_at_first;
   const std::string strategy = effective_strategy(first, faults, f.sweep.strategy_typed);
-  fmt::print("oversim check: variant {}, faults {}, strategy {}, seeds {}..{}{}, {} jobs\nworkload: {}\nsettings: {}\nasserting: {}\n\n", f.variant,
+  fmt::print("oversim check: variant {}, faults {}, strategy {}, seeds {}..{}{}, {} jobs\nworkload: {}\nsettings: {}\nasserting: {}\n", f.variant,
              faults.profile.empty() ? fmt::format("'{}'", faults.plan.to_string()) : fmt::format("{} (a plan per seed)", faults.profile), strategy,
              seeds.first, seeds.last(), f.stop_at_first ? " (stop at the first violation)" : "", jobs, describe_workload(sale_workload(first)),
              settings_line(first), join(asserted));
+  fmt::print("{}\n", f.source.header_line());
   std::fflush(stdout);  // the header before the sweep: a pipe killed mid-sweep still shows what ran
+  Progress progress("check", seeds.count);
+  opt.progress = [&progress](uint64_t runs, uint64_t violating) { progress.update(runs, violating); };
   properties::SweepResult sw = properties::sweep(opt);
+  progress.finish();
   reject_invalid(sw, faults.label());
   fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "runs");
   for (const auto& p : properties::catalogue()) {
     const properties::PropertyCount& c = sw.counts[p.name];
     const bool is_asserted = std::find(asserted.begin(), asserted.end(), p.name) != asserted.end();
+    // For an asserted property, what the count says of one run's chance to break it: the 95%
+    // Wilson interval (report/json.h); a sweep that held bounds it from above.
+    const report::Interval ci = report::wilson95(c.violated, static_cast<int64_t>(sw.runs));
+    const bool interval = is_asserted && p.kind != properties::Kind::sometimes && sw.runs > 0;
     std::string runs = p.kind == properties::Kind::sometimes ? fmt::format("reached in {}/{}", c.reached, sw.runs)
-                       : c.violated == 0                      ? fmt::format("held in {}/{}", sw.runs, sw.runs)
-                                                              : fmt::format("VIOLATED in {}/{} (first seed {})", c.violated, sw.runs, *c.first_seed);
+                       : c.violated == 0 ? fmt::format("held in {}/{}{}", sw.runs, sw.runs, interval ? fmt::format(" (P per run 0-{:.3g}, 95% CI)", ci.high) : "")
+                                         : fmt::format("VIOLATED in {}/{} (first seed {}{})", c.violated, sw.runs, *c.first_seed,
+                                                       interval ? fmt::format("; P per run {:.3g}, 95% CI {:.3g}-{:.3g}", static_cast<double>(c.violated) / static_cast<double>(sw.runs), ci.low, ci.high) : "");
     fmt::print("{:<26} {:<11} {:<10} {}\n", p.name, properties::to_string(p.kind), p.kind == properties::Kind::sometimes ? "-" : (is_asserted ? "yes" : "no"), runs);
   }
   std::string status;
@@ -642,7 +535,7 @@ int check_command(const CheckFlags& f) {
     }
     fmt::print("faults: {}\n", struck);
   }
-  print_metrics(sw.metrics);
+  std::fputs(report::metrics_text(sw.metrics).c_str(), stdout);
   fmt::print("searched: {} executions, strategy {}, {:.2f}s wall\n", sw.runs, strategy, static_cast<double>(sw.wall_ns) / 1e9);
   for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in a run: {}\n", e);
   if (!sw.errors.empty()) return 3;
@@ -656,7 +549,8 @@ int check_command(const CheckFlags& f) {
   const bool typed_plan = faults.profile.empty();
   const properties::VerdictKind verdict = properties::judge(sw, required_all, typed_plan);
   const std::vector<std::string> unreached = properties::unreached(sw, required_all);
-  nlohmann::json j = {{"command", "check"},
+  nlohmann::json j = {{"schema", report::kSchema},
+                      {"command", "check"},
                       {"variant", f.variant},
                       {"faults", faults.label()},
                       {"workload", describe_workload(sale_workload(first))},
@@ -677,12 +571,13 @@ int check_command(const CheckFlags& f) {
   j["required"] = required_all;
   j["unreached"] = unreached;
   j["metrics"] = metrics_json(sw.metrics);
+  j["scenario"] = report::scenario_json(opt.base);
   switch (verdict) {
     case properties::VerdictKind::incomplete:
       fmt::print("verdict: INCOMPLETE: {} of {} runs stopped at their horizon before the sale ended (first seed {}): what they checked at the end was "
                  "an unfinished sale, so this is not a pass; raise --horizon (or assert progress to call a sale that never ends a bug)\n",
                  sw.horizon_runs(), sw.runs, *sw.horizon_seed);
-      write_json(f.json, j);
+      write_results(f.json, f.html, j, f.junit);
       return exit_status(verdict);
     case properties::VerdictKind::unfired:
       if (typed_plan) {
@@ -694,18 +589,18 @@ int check_command(const CheckFlags& f) {
                    "nothing about it\n",
                    sw.faults_planned, faults.label(), sw.runs);
       }
-      write_json(f.json, j);
+      write_results(f.json, f.html, j, f.junit);
       return exit_status(verdict);
     case properties::VerdictKind::vacuous:
       fmt::print("verdict: VACUOUS: {} never reached in {} runs ({}): the runs never got where the properties matter, so "
                  "their holding says nothing\n",
                  join(unreached, ", "), sw.runs, unreached_why(unreached, required));
-      write_json(f.json, j);
+      write_results(f.json, f.html, j, f.junit);
       return exit_status(verdict);
     case properties::VerdictKind::random:
       fmt::print("verdict: every asserted property held in all {} runs: {} random executions with the {} strategy, not a proof for every execution{}\n",
                  sw.runs, sw.runs, strategy, required_all.empty() ? "" : fmt::format("; {} reached", join(required_all, ", ")));
-      write_json(f.json, j);
+      write_results(f.json, f.html, j, f.junit);
       return exit_status(verdict);
     case properties::VerdictKind::violated:
     case properties::VerdictKind::exhaustive: break;
@@ -721,7 +616,11 @@ int check_command(const CheckFlags& f) {
   RunResult shown_run = failure;
   if (!f.no_shrink) {
     const auto started = std::chrono::steady_clock::now();
-    Scenario small = properties::shrink(failure.scenario, failed, kShrinkBudget);
+    properties::ShrinkOptions shrink_options;
+    shrink_options.budget_runs = kShrinkBudget;
+    shrink_options.profile = faults.profile;
+    shrink_options.faults = f.keep_faults ? properties::ShrinkFaults::keep : f.drop_faults ? properties::ShrinkFaults::drop : properties::ShrinkFaults::story;
+    Scenario small = properties::shrink(failure.scenario, failed, shrink_options);
     const double seconds = static_cast<double>(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count()) / 1e3;
     if (!(small.workload == failure.scenario.workload) || !(small.faults == failure.scenario.faults) || small.schedule != failure.scenario.schedule) {
       small.keep_trace = true;
@@ -741,9 +640,21 @@ int check_command(const CheckFlags& f) {
   }
   fmt::print("\nthe events that matter:\n{}", sim::render_text(properties::cut_trace(shown_run.events, 80, properties::violation_steps(shown_run))));
   fmt::print("\nreproduce: {}\n", properties::reproduce_command(shown, asserted));
+  if (!f.emit_scenario.empty()) {
+    std::vector<std::string> violated;
+    for (const std::string& a : asserted) {
+      if (shown_run.result(a).violated) violated.push_back(a);
+    }
+    write_result_file("--emit-scenario", f.emit_scenario,
+                      scenario_toml(shown, asserted, fmt::format("The {}counterexample of `oversim check` (variant {}, faults {}, seed {})", f.no_shrink ? "" : "shrunk ",
+                                                                 f.variant, faults.profile.empty() ? std::string("as planned") : faults.profile, *sw.first_failing_seed),
+                                    exit_status(properties::judge(shown_run, asserted)), violated));
+    emit_note.written = true;
+    fmt::print("scenario written to {}: oversim run {}\n", f.emit_scenario, f.emit_scenario);
+  }
   j["verdict"]["first_failing_seed"] = *sw.first_failing_seed;
   j["counterexample"] = counterexample_json(shown, shown_run, asserted);
-  write_json(f.json, j);
+  write_results(f.json, f.html, j, f.junit);
   return exit_status(verdict);
 }
 
@@ -840,6 +751,8 @@ int compare_command(const CompareFlags& f) {
   const std::vector<FaultsChoice> faults = faults_list_flag(f.faults);
   const std::vector<Column> columns = columns_flag(f.properties);
   sweep_strategy_flag(f.sweep);
+  check_json_path(f.json);
+  check_result_path("--html", f.html);
   guard_compare(f);
   // Check every cell's inputs before the first row is printed.
   std::vector<Scenario> bases;
@@ -873,6 +786,7 @@ int compare_command(const CompareFlags& f) {
   const protocols::Workload w = to_workload(f.sweep.workload);
   fmt::print("oversim compare: {} seeds per cell (seeds {}..{}), strategy {}, {} jobs\nworkload: {}\n", seeds.count, seeds.first, seeds.last(),
              effective_strategy(bases.front(), faults.front(), f.sweep.strategy_typed), jobs, describe_workload(w));
+  std::fputs(f.source.header_line().c_str(), stdout);
   {
     Scenario typed;
     typed.workload = w;
@@ -898,10 +812,17 @@ int compare_command(const CompareFlags& f) {
   std::fflush(stdout);  // the header before the first row's sweep
   bool internal_error = false;
   int partly_unfired = 0;  // cells in which some run missed a later fault of its profile's plan
+  nlohmann::json cells = nlohmann::json::array();
+  Progress progress("compare", static_cast<uint64_t>(listed.size()) * faults.size() * seeds.count);
+  auto skipped_cell = [&cells](const std::string& v, const FaultsChoice& fc, const std::string& why) {
+    cells.push_back({{"variant", v}, {"faults", fc.label()}, {"applies", false}, {"why", why}});
+  };
   for (const std::string& v : listed) {
     for (size_t i = 0; i < faults.size(); ++i) {
       if (auto why = refused.find(v); why != refused.end()) {
         fmt::print("{:<30} {:<{}} does not apply: {}\n", v, faults[i].label(), faults_width, why->second);
+        skipped_cell(v, faults[i], why->second);
+        progress.skip(seeds.count);
         continue;
       }
       properties::SweepOptions opt;
@@ -911,18 +832,24 @@ int compare_command(const CompareFlags& f) {
       opt.first_seed = seeds.first;
       opt.seeds = seeds.count;
       opt.jobs = jobs;
+      opt.progress = [&progress](uint64_t runs, uint64_t violating) { progress.update(runs, violating); };
       properties::SweepResult sw = properties::sweep(opt);
+      progress.finish();
+      progress.carry(sw.runs, sw.violating_runs);
       reject_invalid(sw, faults[i].label());
       fmt::print("{:<30} {:<{}}", v, faults[i].label(), faults_width);
       if (sw.inapplicable) {
         // Not an empty row that reads as "holds": the design has nothing this profile strikes.
         fmt::print(" does not apply: {}\n", *sw.inapplicable);
+        skipped_cell(v, faults[i], *sw.inapplicable);
+        progress.skip(seeds.count);
         std::fflush(stdout);
         continue;
       }
       if (sw.runs > 0 && sw.unplaced == sw.runs) {
         // Not an empty row that reads as "holds": the profile has nothing to strike in this design.
         fmt::print(" does not apply: {}\n", sw.unplaced_why);
+        skipped_cell(v, faults[i], sw.unplaced_why);
         std::fflush(stdout);
         continue;
       }
@@ -966,6 +893,29 @@ int compare_command(const CompareFlags& f) {
           fmt::print("{:<44} (vacuous: in no run did the fault strike {}; the row tested nothing of it)\n", "", t.where);
         }
       }
+      {
+        std::vector<std::string> vacuous;
+        for (const Target& t : profile_targets(faults[i], opt.base)) {
+          if (sw.runs > sw.unplaced && sw.counts[t.property].reached == 0) vacuous.push_back(t.property);
+        }
+        cells.push_back(report::cell_json(v, faults[i].label(), sw, has_lock, untested, vacuous));
+        // With --html, each cell that broke a business property shows its counterexample,
+        // shrunk on a smaller budget than check's (a table has many cells).
+        if (!f.html.empty() && sw.first_failure) {
+          std::vector<std::string> failed;
+          for (const std::string& a : properties::default_asserted()) {
+            if (sw.first_failure->result(a).violated) failed.push_back(a);
+          }
+          properties::ShrinkOptions so;
+          so.budget_runs = 150;
+          so.search_runs = 2000;
+          so.explore_executions = 1000;
+          so.profile = faults[i].profile;
+          Scenario small = properties::shrink(sw.first_failure->scenario, failed, so);
+          small.keep_trace = true;
+          cells.back()["counterexample"] = counterexample_json(small, properties::run_checked(small), properties::default_asserted());
+        }
+      }
       for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
       internal_error |= !sw.errors.empty();
       std::fflush(stdout);
@@ -981,6 +931,23 @@ int compare_command(const CompareFlags& f) {
   fmt::print("\nInspect a cell: oversim check --variant <variant> --faults {} --seeds {}..{}{}{}\n",
              faults.size() == 1 && faults[0].profile.empty() ? fmt::format("'{}'", faults[0].plan.to_string()) : "<profile>", seeds.first, seeds.last(),
              default_strategy ? "" : fmt::format(" --strategy {}", strategy), properties::scenario_flags(sweep_base(bases.front(), faults.front(), f.sweep.workload)));
+  if (!f.json.empty() || !f.html.empty()) {
+    Scenario shown = bases.front();
+    shown.design = variants.empty() ? std::string() : variants.front();
+    write_results(f.json, f.html, {{"schema", report::kSchema},
+                        {"command", "compare"},
+                        {"seeds", {seeds.first, seeds.last()}},
+                        {"strategy", protocols::to_string(bases.front().search)},
+                        {"jobs", jobs},
+                        {"workload", report::scenario_json(shown)["flags"]},
+                        {"variants", listed},
+                        {"faults", [&] {
+                           nlohmann::json out = nlohmann::json::array();
+                           for (const FaultsChoice& fc : faults) out.push_back(fc.profile.empty() ? fc.plan.to_string() : fc.profile);
+                           return out;
+                         }()},
+                        {"cells", cells}});
+  }
   // compare is a report on many designs, most of them unsafe on purpose: violations are its
   // content, not a failure. Use `check` to assert.
   return internal_error ? 3 : 0;
@@ -997,6 +964,7 @@ int hash_command(const HashFlags& f) {
     throw UsageError(fmt::format("--seeds: more than {} runs in one hash command", kMaxSeedsPerCommand));
   }
   sweep_strategy_flag(f.sweep);
+  check_json_path(f.json);
   guard_hash(f);
   std::vector<properties::LabelledScenario> runs;
   for (const std::string& v : variants) {
@@ -1021,10 +989,13 @@ int hash_command(const HashFlags& f) {
     }
   }
   bool internal_error = false;
+  nlohmann::json out = nlohmann::json::array();
   for (const std::string& line : lines) {
     fmt::print("{}\n", line);
     internal_error |= line.find("\terror: ") != std::string::npos;
+    if (!f.json.empty()) out.push_back(report::fingerprint_json(line));
   }
+  if (!f.json.empty()) write_json(f.json, {{"schema", report::kSchema}, {"command", "hash"}, {"seeds", {seeds.first, seeds.last()}}, {"runs", out}});
   return internal_error ? 3 : 0;
 }
 
@@ -1136,6 +1107,8 @@ int explore_command(const ExploreFlags& f) {
   if (o.max_faults > 0 && o.faults.empty()) o.max_faults = 0;
   if (auto problem = properties::explore_problem(o)) throw UsageError(*problem);
   check_json_path(f.json);
+  check_result_path("--html", f.html);
+  check_result_path("--junit", f.junit);
   fmt::print("oversim explore: variant {}\nbounds: {}\nasserting: {}\n\n", design.name, properties::describe_bounds(o), join(o.asserted));
   std::fflush(stdout);
   const properties::ExploreResult r = properties::explore(o);
@@ -1159,7 +1132,8 @@ int explore_command(const ExploreFlags& f) {
     fmt::print("{} of {} executions stopped at their horizon ({}) before the sale ended: their end-of-run checks saw an unfinished sale\n", r.horizon_runs(),
                r.executions, sim::format_duration(o.base.horizon));
   }
-  nlohmann::json j = {{"command", "explore"},
+  nlohmann::json j = {{"schema", report::kSchema},
+                      {"command", "explore"},
                       {"variant", design.name},
                       {"verdict", verdict_json(verdict, "exhaustive")},
                       {"properties", properties_json(o.asserted, [&](const properties::Property& p) {
@@ -1171,7 +1145,7 @@ int explore_command(const ExploreFlags& f) {
                        {"violating", r.violating}, {"reduced_options", r.pruned}});
   j["runs"] = {{"status", r.run_status}, {"horizon", r.horizon_runs()}};
   if (verdict == properties::VerdictKind::incomplete) {
-    write_json(f.json, j);
+    write_results(f.json, f.html, j, f.junit);
     if (!r.complete) {
       fmt::print("verdict: INCOMPLETE: no violation in the {} executions explored, but the bounds have more (raise --max-executions or narrow the bounds); not a proof\n",
                  r.executions);
@@ -1182,7 +1156,7 @@ int explore_command(const ExploreFlags& f) {
     return exit_status(verdict);
   }
   if (verdict == properties::VerdictKind::exhaustive) {
-    write_json(f.json, j);
+    write_results(f.json, f.html, j, f.junit);
     fmt::print("verdict: every asserted property holds for all {} executions within these bounds (exhaustive within the bounds above, not beyond them)\n", r.executions);
     return exit_status(verdict);
   }
@@ -1197,7 +1171,7 @@ int explore_command(const ExploreFlags& f) {
   fmt::print("\nthe events that matter:\n{}", sim::render_text(properties::cut_trace(shown.events, 80, properties::violation_steps(shown))));
   fmt::print("\nreproduce: {}\n", properties::reproduce_command(cx, o.asserted));
   j["counterexample"] = counterexample_json(cx, shown, o.asserted);
-  write_json(f.json, j);
+  write_results(f.json, f.html, j, f.junit);
   return exit_status(verdict);
 }
 
@@ -1294,6 +1268,27 @@ int lint_command(const LintFlags& f) {
   fmt::print("{} FAIL, {} WARN{}\n", failing, warnings,
              f.prove ? fmt::format(" (each answer backed by {} seeds of its profile)", seeds.count) : std::string(" (--prove runs the sale to back each answer)"));
   return failing > 0 ? 1 : 0;
+}
+
+int report_command(const std::string& result, const std::string& html) {
+  check_result_path("--html", html);
+  std::ifstream in(result);
+  if (!in) throw UsageError(fmt::format("report: cannot read '{}'", result));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UsageError(fmt::format("report: '{}' is not JSON: {}", result, e.what()));
+  }
+  try {
+    write_result_file("--html", html, report::render_html(j));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("report: '{}': {}", result, e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(fmt::format("report: '{}' is not a complete oversim result: {}", result, e.what()));
+  }
+  fmt::print("report: {} drawn from {}\n", html, result);
+  return 0;
 }
 
 }  // namespace oversim::cli

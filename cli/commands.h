@@ -7,6 +7,7 @@
 
 #include "cli/demo.h"
 #include "cli/flags.h"
+#include "cli/scenario_file.h"
 
 namespace oversim::cli {
 
@@ -28,6 +29,10 @@ struct RunFlags {
   std::string strategy = kDefaultStrategy;
   bool strategy_typed = false;
   bool force = false;  // run past the cost limits (cli/estimate.h)
+  std::string emit_scenario;  // a file for the run's scenario ("" : none)
+  std::string json;           // a file for the run's result as data ("" : none)
+  std::string html;           // a file for the run's HTML report ("" : none)
+  ScenarioSource source;      // the scenario file the flags came from, if any
   WorkloadFlags workload;
 };
 
@@ -48,9 +53,15 @@ struct CheckFlags {
   std::string faults = "none";
   std::string properties;
   bool no_shrink = false;
+  bool keep_faults = false;  // the shrink leaves the plan as written
+  bool drop_faults = false;  // the shrink may drop faults and change their story
   bool stop_at_first = false;
   std::string require;  // sometimes properties that must be reached in some run ("" : none)
   std::string json;  // a file for the machine-readable result ("" : none)
+  std::string emit_scenario;  // a file for the shrunk counterexample's scenario ("" : none)
+  std::string html;           // a file for the HTML report ("" : none)
+  std::string junit;          // a file for JUnit XML, a test case per asserted property ("" : none)
+  ScenarioSource source;
   SweepFlags sweep;
 };
 
@@ -58,6 +69,9 @@ struct CompareFlags {
   std::string variants = "all";
   std::string faults = "all";
   std::string properties;  // the table's property columns ("" : the default ones)
+  std::string json;        // a file for the result as data ("" : none)
+  std::string html;        // a file for the HTML report, with each violating cell's counterexample ("" : none)
+  ScenarioSource source;
   SweepFlags sweep;
 };
 
@@ -71,6 +85,7 @@ struct LintFlags {
 struct HashFlags {
   std::string variants = "all";
   std::string faults = "all";
+  std::string json;  // a file for the lines as data ("" : none)
   SweepFlags sweep;
 };
 
@@ -89,6 +104,8 @@ struct ExploreFlags {
   std::string horizon = kDefaultHorizon;
   bool first = false;
   std::string json;
+  std::string html;
+  std::string junit;
   WorkloadFlags workload;
 };
 
@@ -112,6 +129,8 @@ int hash_command(const HashFlags& flags);
 int lint_command(const LintFlags& flags);
 int demo_command(const DemoFlags& flags);
 int explore_command(const ExploreFlags& flags);
+// `oversim report RESULT.json --html OUT.html`: a saved result drawn as the HTML report.
+int report_command(const std::string& result, const std::string& html);
 int determinism_command();
 
 }  // namespace oversim::cli

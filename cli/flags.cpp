@@ -1,6 +1,8 @@
 #include "cli/flags.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -147,6 +149,32 @@ namespace {
 }
 }  // namespace
 
+std::string plan_file_flag(const std::string& text) {
+  if (text.size() < 2 || text[0] != '@') return text;
+  const std::string path = text.substr(1);
+  std::ifstream in(path);
+  std::error_code ec;
+  if (!in || std::filesystem::is_directory(path, ec)) throw UsageError(fmt::format("--faults: cannot read the plan file '{}'", path));
+  std::string out, line;
+  while (std::getline(in, line)) {
+    line = line.substr(0, line.find('#'));
+    size_t start = 0;
+    while (start <= line.size()) {
+      const size_t semi = std::min(line.find(';', start), line.size());
+      const std::string item = line.substr(start, semi - start);
+      const size_t first = item.find_first_not_of(" \t\r");
+      if (first != std::string::npos) {
+        if (!out.empty()) out += "; ";
+        out += item.substr(first, item.find_last_not_of(" \t\r") - first + 1);
+      }
+      start = semi + 1;
+    }
+  }
+  if (in.bad()) throw UsageError(fmt::format("--faults: cannot read the plan file '{}'", path));
+  if (out.empty()) throw UsageError(fmt::format("--faults: the plan file '{}' holds no fault (write 'none' in it for no faults)", path));
+  return out;
+}
+
 FaultsChoice faults_flag(const std::string& text) {
   if (text.empty()) throw UsageError("--faults: empty (a profile name, 'none' for no faults, or a plan like 'at 10ms pause app-1 for 2s')");
   if (protocols::is_profile(text)) return FaultsChoice{text, {}};
@@ -242,7 +270,8 @@ protocols::Workload to_workload(const WorkloadFlags& f) {
   if (f.arrival == "burst") w.arrival = protocols::Arrival::burst;
   else if (f.arrival == "poisson") w.arrival = protocols::Arrival::poisson;
   else if (f.arrival == "ramp") w.arrival = protocols::Arrival::ramp;
-  else throw UsageError(fmt::format("--arrival: unknown arrival '{}' (expected burst, poisson or ramp)", f.arrival));
+  else if (f.arrival == "slots") w.arrival = protocols::Arrival::slots;
+  else throw UsageError(fmt::format("--arrival: unknown arrival '{}' (expected burst, poisson, ramp or slots)", f.arrival));
   w.burst_window = duration_flag("--burst-window", f.burst_window, Duration::zero(), kMaxWorkloadSpan);
   w.poisson_mean = duration_flag("--poisson-mean", f.poisson_mean, Duration::us(1), kMaxWorkloadSpan);
   w.max_retries = static_cast<int>(integer_flag("--retries", f.retries, 0, 10));
@@ -343,7 +372,10 @@ protocols::Scenario scenario_of(const std::string& variant, const FaultsChoice& 
   s.horizon = duration_flag("--horizon", horizon, sim::Duration::s(1), kMaxHorizon);
   std::string exact;
   s.search = search_flag(strategy, &exact);
-  if (!faults.profile.empty()) {
+  if (faults.profile == "none" && !exact.empty()) {
+    // No faults and an exact schedule: the reproduce line of a faultless counterexample.
+    s.schedule = exact;
+  } else if (!faults.profile.empty()) {
     if (!exact.empty()) throw UsageError(fmt::format("--strategy: '{}' is a run's exact schedule, for a plan; with a profile give pct or pct:D", exact));
     s = profile_scenario(faults.profile, s);
   } else {

@@ -67,6 +67,10 @@ struct FaultsChoice {
 FaultsChoice faults_flag(const std::string& text);
 // --faults for commands that take several: `all`, a comma list of profiles, or one plan.
 std::vector<FaultsChoice> faults_list_flag(const std::string& text);
+// `--faults @FILE`: the plan (or profile name) in FILE, comments removed and one fault per line
+// or ';', as the flag's text ("a; b"). Any other text is returned as it is. Throws UsageError
+// when FILE cannot be read or holds no fault.
+std::string plan_file_flag(const std::string& text);
 
 std::vector<std::string> properties_flag(const std::string& text);
 // explore --points: `all`, or known fault points that a sale of `design` can reach.

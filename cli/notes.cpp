@@ -80,7 +80,7 @@ const std::vector<Condition>& conditions() {
   using protocols::Workload;
   static const std::vector<Condition> rows = {
       {"--burst-window", [](const Design&, const Workload& w) {
-         return when(w.arrival == Arrival::poisson, "spreads burst and ramp arrivals; with --arrival poisson the gaps come from --poisson-mean");
+         return when(w.arrival == Arrival::poisson, "spreads burst, ramp and slots arrivals; with --arrival poisson the gaps come from --poisson-mean");
        }},
       {"--poisson-mean", [](const Design&, const Workload& w) {
          return when(w.arrival != Arrival::poisson, fmt::format("sets the gaps of poisson arrivals; with --arrival {} the arrivals spread over --burst-window",

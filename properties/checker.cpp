@@ -5,9 +5,11 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 
+#include "properties/explore.h"
 #include "sim/world.h"
 
 namespace oversim::properties {
@@ -69,7 +71,23 @@ RunResult run_checked(const Scenario& scenario, std::unique_ptr<sim::Strategy> s
       }
     }
   });
+  // The run's story, for the shrinker: the kinds of faults in the order they first struck, with
+  // where the first pause ended and the first failover came among them (a crash and restart
+  // done three times tells the story of one). A fault's "fault" event comes just before
+  // the world counts it, so the count then is its index among the applied kinds.
+  constexpr size_t kNotAFault = SIZE_MAX;
+  std::vector<std::pair<size_t, const char*>> story;
+  world.add_trace_observer([&](const sim::TraceEvent& e) {
+    if (e.kind == "fault") story.emplace_back(world.faults_applied(), nullptr);
+    else if (e.kind == "resume") story.emplace_back(kNotAFault, "resume");
+    else if (e.kind == "failover") story.emplace_back(kNotAFault, "failover");
+  });
   r.outcome = simulation.run();
+  for (const auto& [index, word] : story) {
+    const std::vector<const char*>& kinds = world.applied_fault_kinds();
+    std::string token = index == kNotAFault ? std::string(word) : index < kinds.size() ? std::string(kinds[index]) : std::string("fault");
+    if (std::find(r.story.begin(), r.story.end(), token) == r.story.end()) r.story.push_back(std::move(token));
+  }
 
   const protocols::History& h = simulation.history();
   for (PropertyResult& pr : r.properties) {
@@ -218,6 +236,7 @@ void merge(SweepResult& out, const SweepOptions& options, uint64_t seed, SeedOut
   for (const auto& [result, n] : r.results) out.purchases += n;
   for (const auto& [name, n] : r.counters) out.counters[name] += n;
   out.metrics.merge(r.metrics);
+  if (r.violates(options.asserted)) ++out.violating_runs;
   if (r.violates(options.asserted) && (!out.first_failing_seed || seed < *out.first_failing_seed)) out.first_failing_seed = seed;
 }
 }  // namespace
@@ -236,6 +255,7 @@ SweepResult sweep(const SweepOptions& options) {
       SeedOutcome o = run_seed(options, seed);
       std::lock_guard<std::mutex> lock(mu);
       merge(out, options, seed, std::move(o));
+      if (options.progress) options.progress(out.runs, out.violating_runs);
     });
   } else {
     // In order, a batch at a time; merged in seed order up to the first failing seed.
@@ -249,6 +269,7 @@ SweepResult sweep(const SweepOptions& options) {
         out.stopped = out.first_failing_seed.has_value();
       }
       done += n;
+      if (options.progress) options.progress(out.runs, out.violating_runs);
     }
   }
   out.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count();
@@ -264,12 +285,14 @@ SweepResult sweep(const SweepOptions& options) {
 
 namespace {
 
-// What a shrink step must keep: every property of `properties` the failing run violated, and
-// every situation marked shrink_keeps (how it failed: a lease lost while held, a retry) that it
-// reached.
+// What a shrink step must keep: every property of `properties` the failing run violated, every
+// situation marked shrink_keeps (how it failed: a lease lost while held, a retry) that it
+// reached, and unless faults may be dropped, the story of its faults (RunResult::story): the
+// same kinds striking in the same order, with the same pauses' ends and failovers between them.
 struct ShrinkTarget {
   std::vector<std::string> violated;
   std::vector<std::string> reached;
+  std::optional<std::vector<std::string>> story;
   bool kept_by(const RunResult& r) const {
     for (const std::string& p : violated) {
       if (!r.result(p).violated) return false;
@@ -277,7 +300,7 @@ struct ShrinkTarget {
     for (const std::string& p : reached) {
       if (!r.result(p).reached) return false;
     }
-    return true;
+    return !story || r.story == *story;
   }
 };
 
@@ -288,9 +311,205 @@ Scenario with_values(Scenario s, std::vector<uint64_t> values) {
   return s;
 }
 
+// A distribution cut to one value (its low end, or p50), so the explorer has nothing to draw.
+sim::Distribution constant_of(const sim::Distribution& d) { return sim::Distribution::constant(d.low); }
+
+// The smallest sales the explorer step tries, smallest first, each smaller than `w`.
+std::vector<protocols::Workload> smallest_sales(const protocols::Workload& w) {
+  std::vector<protocols::Workload> out;
+  for (const auto& [buyers, apps] : {std::pair{2, 1}, std::pair{2, 2}, std::pair{3, 1}, std::pair{3, 2}}) {
+    if (buyers >= w.buyers || apps > w.app_nodes) continue;
+    protocols::Workload s = w;
+    s.buyers = buyers;
+    s.app_nodes = apps;
+    s.stock = 1;
+    s.skus = 1;
+    s.sku_skew_centi = 0;
+    s.arrival = protocols::Arrival::burst;
+    s.burst_window = sim::Duration::zero();
+    s.latency_max = s.latency_min;
+    s.latency_tail = false;
+    s.remote_call_spread = sim::Spread::constant;
+    s.remote_call_high = s.remote_call;
+    s.replication_spread = sim::Spread::constant;
+    s.replication_high = s.replication_lag;
+    if (s.db_latency) s.db_latency = constant_of(*s.db_latency);
+    if (s.lock_latency) s.lock_latency = constant_of(*s.lock_latency);
+    if (s.double_click.numerator != 0 && s.double_click.numerator < s.double_click.denominator) s.double_click = sim::Ratio{1, 2};
+    out.push_back(s);
+  }
+  return out;
+}
+
+// The exhaustive explorer as a shrinking step: the smallest sales (2 or 3 buyers, one unit,
+// constant latencies) with the failing plan's faults as the alternatives, striking at the points
+// the plan's faults struck (any point for a fault at a time), as many faults as the plan has.
+// The first execution that keeps the target, as a scenario that replays it; nullopt when none
+// does within `budget` executions.
+std::optional<Scenario> explore_smallest(const Scenario& failing, const ShrinkTarget& target, uint64_t budget) {
+  const std::vector<sim::Fault>& plan = failing.faults.faults;
+  if (plan.size() > 3 || budget == 0) return std::nullopt;
+  std::vector<sim::Fault> alternatives;
+  std::vector<std::string> points;
+  bool any_point = plan.empty();
+  for (const sim::Fault& f : plan) {
+    sim::Fault g = f;
+    if (f.triggered()) {
+      if (std::find(points.begin(), points.end(), f.trigger.point) == points.end()) points.push_back(f.trigger.point);
+    } else {
+      any_point = true;
+      g.at = sim::Duration::zero();
+    }
+    g.trigger = sim::Trigger{};
+    if (std::find(alternatives.begin(), alternatives.end(), g) == alternatives.end()) alternatives.push_back(g);
+  }
+  if (any_point) points.clear();
+  const std::vector<protocols::Workload> sales = smallest_sales(failing.workload);
+  if (sales.empty()) return std::nullopt;
+  const uint64_t each = std::max<uint64_t>(1, budget / sales.size());
+  for (const protocols::Workload& w : sales) {
+    ExploreOptions o;
+    o.base = failing;
+    o.base.workload = w;
+    o.base.faults = sim::FaultPlan{};
+    o.base.fault_choices.reset();
+    o.base.schedule = "random";
+    o.faults = alternatives;
+    o.points = points;
+    o.max_faults = static_cast<int>(plan.size());
+    o.max_executions = each;
+    o.asserted = target.violated;
+    o.stop_at_first = true;
+    o.keep = [&target](const RunResult& r) { return target.kept_by(r); };
+    if (explore_problem(o)) continue;
+    try {
+      ExploreResult r = explore(o);
+      if (r.counterexample) return r.counterexample;
+    } catch (const std::exception&) {
+      // A plan naming a node this smaller sale lacks (app-2 with one app node): the next sale.
+    }
+  }
+  return std::nullopt;
+}
+
+// Random seeds at small sales, as a shrinking step for what the explorer cannot reach (its sales
+// run at constant latencies, where RedLock's clients move in lockstep and the first to a master
+// wins them all): each shape's buyers, app nodes and units (those smaller than the failing
+// sale's), the failing sale's own latencies, its arrivals and slots arrivals (a few instants, so
+// some buyers come together and some apart). The faults: with `profile`, a plan drawn from it
+// per seed at the small sale, as check draws one; and the plan as found, with every trigger at
+// its first occurrence, and with no delay after a trigger. Seed after seed round the
+// sales; the first run that keeps the target, or nullopt within `budget` runs.
+// A sale of the random step: its plan drawn from the profile per seed, or as it stands.
+struct SearchSale {
+  Scenario scenario;
+  bool draw = false;
+};
+
+std::optional<Scenario> search_sales(const Scenario& failing, const ShrinkTarget& target, const std::string& profile,
+                                     const std::vector<std::tuple<int, int, int64_t>>& shapes, int budget) {
+  std::vector<SearchSale> sales;
+  const protocols::Workload& w = failing.workload;
+  for (const auto& [buyers, apps, stock] : shapes) {
+    if (buyers >= w.buyers || apps > w.app_nodes || stock > w.stock) continue;
+    Scenario sale = failing;
+    sale.workload.buyers = buyers;
+    sale.workload.app_nodes = apps;
+    sale.workload.stock = stock;
+    sale.workload.skus = 1;
+    sale.workload.sku_skew_centi = 0;
+    if (is_exact(sale.schedule)) sale.schedule = "random";
+    std::vector<SearchSale> plans;
+    if (!profile.empty()) {
+      Scenario drawn = sale;
+      drawn.faults = {};
+      plans.push_back({drawn, true});
+    }
+    {
+      plans.push_back({sale, false});
+      Scenario first = sale;
+      bool later = false;
+      for (sim::Fault& f : first.faults.faults) {
+        if (f.triggered() && f.trigger.nth > 1) {
+          f.trigger.nth = 1;
+          later = true;
+        }
+      }
+      if (later) plans.push_back({first, false});
+      // And with no delay after a trigger (a restart right after the crash): a small sale's
+      // window may be shorter than the delay the large one had.
+      bool delayed = false;
+      for (sim::Fault& f : first.faults.faults) {
+        if (f.triggered() && f.at > sim::Duration::zero()) {
+          f.at = sim::Duration::zero();
+          delayed = true;
+        }
+      }
+      if (delayed) plans.push_back({first, false});
+    }
+    for (const SearchSale& plan : plans) {
+      sales.push_back(plan);
+      const protocols::Workload& pw = plan.scenario.workload;
+      if (pw.arrival != protocols::Arrival::burst || pw.burst_window == sim::Duration::zero()) continue;
+      SearchSale slots = plan;
+      slots.scenario.workload.arrival = protocols::Arrival::slots;
+      sales.push_back(slots);
+    }
+  }
+  int runs = 0;
+  for (uint64_t seed = 1; !sales.empty() && runs < budget; ++seed) {
+    for (size_t i = 0; i < sales.size() && runs < budget; ++i) {
+      Scenario c = sales[i].scenario;
+      c.seed = seed;
+      c.keep_trace = false;
+      ++runs;
+      try {
+        if (sales[i].draw) c = protocols::apply_profile(profile, c);
+      } catch (const std::exception&) {
+        continue;  // no plan for this seed at this sale: the next seed
+      }
+      try {
+        if (target.kept_by(run_checked(c))) return c;
+      } catch (const std::exception&) {
+        // A plan naming a node this smaller sale lacks: drop the sale.
+        sales.erase(sales.begin() + static_cast<std::ptrdiff_t>(i));
+        --i;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// Smallest first: a twentieth of the budget at 1 buyer (one unit, two), three tenths at 2 buyers
+// and one unit, a tenth at 2 buyers and two units (what a duplicate order needs), seven
+// twentieths at 3 buyers and one unit, the rest at 4, 6 and 8 (so a failure that needs more
+// buyers than three still starts the greedy steps small).
+std::optional<Scenario> search_smallest(const Scenario& failing, const ShrinkTarget& target, const std::string& profile, int budget) {
+  const int one = budget / 20;
+  const int two = budget * 3 / 10;
+  const int two_units = budget / 10;
+  const int three = budget * 7 / 20;
+  if (auto found = search_sales(failing, target, profile, {{1, 1, 1}, {1, 1, 2}}, one)) return found;
+  if (auto found = search_sales(failing, target, profile, {{2, 1, 1}, {2, 2, 1}}, two)) return found;
+  if (auto found = search_sales(failing, target, profile, {{2, 1, 2}, {2, 2, 2}}, two_units)) return found;
+  if (auto found = search_sales(failing, target, profile, {{3, 1, 1}, {3, 2, 1}}, three)) return found;
+  return search_sales(failing, target, profile, {{4, 2, 1}, {6, 2, 1}, {8, 2, 1}}, budget - one - two - two_units - three);
+}
+
 }  // namespace
 
 Scenario shrink(const Scenario& failing, const std::vector<std::string>& properties, int budget_runs) {
+  ShrinkOptions options;
+  options.budget_runs = budget_runs;
+  return shrink(failing, properties, options);
+}
+
+// Fresh random schedules a greedy step with fewer buyers tries before it gives up.
+constexpr uint64_t kFreshSchedules = 8;
+
+Scenario shrink(const Scenario& failing, const std::vector<std::string>& properties, const ShrinkOptions& options) {
+  const int budget_runs = options.budget_runs;
+  const bool edit_faults = options.faults != ShrinkFaults::keep;
   int runs = 0;
   auto run = [&](const Scenario& candidate) -> std::optional<RunResult> {
     if (runs >= budget_runs) return std::nullopt;
@@ -320,6 +539,7 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
   for (const PropertyResult& pr : original->properties) {
     if (pr.property->shrink_keeps && pr.reached) target.reached.push_back(pr.property->name);
   }
+  if (options.faults != ShrinkFaults::drop) target.story = original->story;
   Scenario best = failing;
   std::vector<uint64_t> values;  // best's choice list, once it runs from one
   auto accept = [&](const Scenario& c) {
@@ -332,6 +552,13 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
     }
     return true;
   };
+  // First the smallest sales, every execution of them: a counterexample found there is as small
+  // as a sale gets, and it is searched for, not hoped for from the failing run's schedule.
+  if (edit_faults) {
+    std::optional<Scenario> small = explore_smallest(failing, target, options.explore_executions);
+    if (!small) small = search_smallest(failing, target, options.profile, options.search_runs);
+    if (small) accept(*small);
+  }
   // The run as its own choice list: from here on the schedule shrinks too (Hypothesis' idea:
   // shrink the choices, and let a replay that no longer fits take the first option).
   if (!is_exact(best.schedule)) accept(with_values(best, sim::values_of(original->choices)));
@@ -341,8 +568,8 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
   bool changed = true;
   while (changed && runs < budget_runs) {
     changed = false;
-    // Fewer faults.
-    for (size_t i = 0; i < best.faults.faults.size(); ++i) {
+    // Fewer faults (the story, unless it may change, is kept by the target).
+    for (size_t i = 0; edit_faults && i < best.faults.faults.size(); ++i) {
       Scenario c = best;
       c.faults.faults.erase(c.faults.faults.begin() + static_cast<std::ptrdiff_t>(i));
       if (accept(c)) {
@@ -350,25 +577,59 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
         break;
       }
     }
-    // A smaller sale, no client misbehaviour.
+    // A smaller sale, no client misbehaviour. A smaller sale reaches a point fewer times, and its
+    // choice list no longer lines up with the old one: each edit is tried with the occurrences
+    // as they were, scaled down with the buyers, and all first, each with the choice list and
+    // with every choice at its first option.
     auto try_workload = [&](auto edit) {
       Scenario c = best;
       if (!edit(c.workload)) return;
-      if (accept(c)) {
-        changed = true;
-        return;
+      std::vector<Scenario> candidates{c};
+      const bool triggered = std::any_of(c.faults.faults.begin(), c.faults.faults.end(), [](const sim::Fault& f) { return f.triggered() && f.trigger.nth > 1; });
+      if (edit_faults && triggered) {
+        if (c.workload.buyers < best.workload.buyers) {
+          Scenario scaled = c;
+          for (sim::Fault& f : scaled.faults.faults) {
+            if (!f.triggered() || f.trigger.nth <= 1) continue;
+            const auto nth = static_cast<uint64_t>(f.trigger.nth) * static_cast<uint64_t>(c.workload.buyers) / static_cast<uint64_t>(best.workload.buyers);
+            f.trigger.nth = static_cast<uint32_t>(std::max<uint64_t>(1, nth));
+          }
+          candidates.push_back(scaled);
+        }
+        Scenario first = c;
+        for (sim::Fault& f : first.faults.faults) {
+          if (f.triggered()) f.trigger.nth = 1;
+        }
+        candidates.push_back(first);
       }
-      // A smaller sale reaches a point fewer times: the same step with every trigger's
-      // occurrence scaled down with the buyers.
+      for (const Scenario& candidate : candidates) {
+        if (accept(candidate)) {
+          changed = true;
+          return;
+        }
+      }
+      if (is_exact(best.schedule) && !values.empty()) {
+        for (const Scenario& candidate : candidates) {
+          if (accept(with_values(candidate, {}))) {
+            changed = true;
+            return;
+          }
+        }
+      }
+      // One buyer fewer changes every later draw: a few fresh random schedules of the smaller
+      // sale, before giving the step up.
       if (c.workload.buyers >= best.workload.buyers) return;
-      bool scaled = false;
-      for (sim::Fault& f : c.faults.faults) {
-        if (!f.triggered() || f.trigger.nth <= 1) continue;
-        const auto nth = static_cast<uint64_t>(f.trigger.nth) * static_cast<uint64_t>(c.workload.buyers) / static_cast<uint64_t>(best.workload.buyers);
-        f.trigger.nth = static_cast<uint32_t>(std::max<uint64_t>(1, nth));
-        scaled = true;
+      for (uint64_t seed = 1; seed <= kFreshSchedules && runs < budget_runs; ++seed) {
+        for (const Scenario& candidate : candidates) {
+          Scenario fresh = candidate;
+          fresh.schedule = "random";
+          fresh.seed = seed;
+          if (accept(fresh)) {
+            changed = true;
+            return;
+          }
+        }
       }
-      if (scaled && accept(c)) changed = true;
     };
     try_workload([](protocols::Workload& w) { return w.double_click.numerator != 0 && ((w.double_click = sim::Ratio::never()), true); });
     try_workload([](protocols::Workload& w) { return w.max_retries > 1 && ((w.max_retries = 1), true); });
@@ -380,7 +641,7 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
     try_workload([](protocols::Workload& w) { return w.skus > 1 && ((w.skus -= 1), true); });
     try_workload([](protocols::Workload& w) { return w.app_nodes > 1 && ((w.app_nodes -= 1), true); });
     // Faults at a moment of the protocol instead of a seed's time, at an earlier occurrence.
-    for (size_t i = 0; i < best.faults.faults.size() && runs < budget_runs; ++i) {
+    for (size_t i = 0; edit_faults && i < best.faults.faults.size() && runs < budget_runs; ++i) {
       const sim::Fault f = best.faults.faults[i];
       if (!f.triggered() && !f.node.empty() && f.node != sim::kHere) {
         bool moved = false;
@@ -410,7 +671,7 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
     // Lengths and times only once the sale and the plan stop getting smaller: a fault cut to the
     // shortest that breaks a large sale may no longer break a smaller one.
     if (changed) continue;
-    for (size_t i = 0; i < best.faults.faults.size() && runs < budget_runs; ++i) {
+    for (size_t i = 0; edit_faults && i < best.faults.faults.size() && runs < budget_runs; ++i) {
       sim::FaultPlan one;
       one.faults.push_back(best.faults.faults[i]);
       const sim::Fault resolved = one.resolved(q).faults.front();
@@ -579,39 +840,50 @@ std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs,
   return lines;
 }
 
-std::string scenario_flags(const Scenario& s) {
+std::vector<FlagValue> scenario_settings(const Scenario& s, bool every) {
   const protocols::Workload d;
   const protocols::Workload& w = s.workload;
-  std::string cmd;
+  std::vector<FlagValue> out;
+  auto add = [&out](const char* flag, std::string value) { out.push_back({flag, std::move(value)}); };
   static const sim::Duration default_horizon = Scenario{}.horizon;
-  if (s.horizon != default_horizon) cmd += fmt::format(" --horizon {}", sim::format_duration(s.horizon));
-  // A choice list may hold '*' (a run of equal values): quoted, so no shell globs it.
-  if (s.schedule != "random") cmd += s.schedule.find('*') != std::string::npos ? fmt::format(" --strategy '{}'", s.schedule) : fmt::format(" --strategy {}", s.schedule);
-  if (w.buyers != d.buyers) cmd += fmt::format(" --buyers {}", w.buyers);
-  if (w.stock != d.stock) cmd += fmt::format(" --stock {}", w.stock);
-  if (w.skus != d.skus) cmd += fmt::format(" --skus {}", w.skus);
-  if (w.app_nodes != d.app_nodes) cmd += fmt::format(" --apps {}", w.app_nodes);
-  if (w.arrival != d.arrival) cmd += fmt::format(" --arrival {}", protocols::to_string(w.arrival));
-  if (w.max_retries != d.max_retries) cmd += fmt::format(" --retries {}", w.max_retries);
-  if (!(w.double_click == d.double_click)) cmd += fmt::format(" --double-click {}", sim::format_ratio(w.double_click));
-  if (!(protocols::remote_call_distribution(w) == protocols::remote_call_distribution(d))) {
-    cmd += fmt::format(" --remote-call {}", protocols::format_distribution(protocols::remote_call_distribution(w)));
+  if (every || s.horizon != default_horizon) add("--horizon", sim::format_duration(s.horizon));
+  if (every || s.schedule != "random") add("--strategy", s.schedule);
+  if (every || w.buyers != d.buyers) add("--buyers", std::to_string(w.buyers));
+  if (every || w.stock != d.stock) add("--stock", std::to_string(w.stock));
+  if (every || w.skus != d.skus) add("--skus", std::to_string(w.skus));
+  if (every || w.app_nodes != d.app_nodes) add("--apps", std::to_string(w.app_nodes));
+  if (every || w.arrival != d.arrival) add("--arrival", protocols::to_string(w.arrival));
+  if (every || w.max_retries != d.max_retries) add("--retries", std::to_string(w.max_retries));
+  if (every || !(w.double_click == d.double_click)) add("--double-click", sim::format_ratio(w.double_click));
+  if (every || !(protocols::remote_call_distribution(w) == protocols::remote_call_distribution(d))) {
+    add("--remote-call", protocols::format_distribution(protocols::remote_call_distribution(w)));
   }
-  if (w.lock_ttl != d.lock_ttl) cmd += fmt::format(" --lock-ttl {}", sim::format_duration(w.lock_ttl));
-  if (w.lock_wait != d.lock_wait) cmd += fmt::format(" --lock-wait {}", sim::format_duration(w.lock_wait));
-  if (w.gateway_timeout != d.gateway_timeout) cmd += fmt::format(" --gateway-timeout {}", sim::format_duration(w.gateway_timeout));
-  if (!(protocols::replication_distribution(w) == protocols::replication_distribution(d))) {
-    cmd += fmt::format(" --replication-lag {}", protocols::format_distribution(protocols::replication_distribution(w)));
+  if (every || w.lock_ttl != d.lock_ttl) add("--lock-ttl", sim::format_duration(w.lock_ttl));
+  if (every || w.lock_wait != d.lock_wait) add("--lock-wait", sim::format_duration(w.lock_wait));
+  if (every || w.gateway_timeout != d.gateway_timeout) add("--gateway-timeout", sim::format_duration(w.gateway_timeout));
+  if (every || !(protocols::replication_distribution(w) == protocols::replication_distribution(d))) {
+    add("--replication-lag", protocols::format_distribution(protocols::replication_distribution(w)));
   }
-  if (w.redis_persistence != d.redis_persistence) cmd += fmt::format(" --persistence {}", protocols::to_string(w.redis_persistence));
-  if (w.redlock_masters != d.redlock_masters) cmd += fmt::format(" --masters {}", w.redlock_masters);
-  if (w.zk_servers != d.zk_servers) cmd += fmt::format(" --zk-servers {}", w.zk_servers);
-  if (w.burst_window != d.burst_window) cmd += fmt::format(" --burst-window {}", sim::format_duration(w.burst_window));
-  if (w.poisson_mean != d.poisson_mean) cmd += fmt::format(" --poisson-mean {}", sim::format_duration(w.poisson_mean));
-  if (w.latency_min != d.latency_min || w.latency_max != d.latency_max || w.latency_tail != d.latency_tail) {
-    cmd += " --latency " + protocols::format_latency(w);
+  if (every || w.redis_persistence != d.redis_persistence) add("--persistence", protocols::to_string(w.redis_persistence));
+  if (every || w.redlock_masters != d.redlock_masters) add("--masters", std::to_string(w.redlock_masters));
+  if (every || w.zk_servers != d.zk_servers) add("--zk-servers", std::to_string(w.zk_servers));
+  if (every || w.burst_window != d.burst_window) add("--burst-window", sim::format_duration(w.burst_window));
+  if (every || w.poisson_mean != d.poisson_mean) add("--poisson-mean", sim::format_duration(w.poisson_mean));
+  if (every || w.latency_min != d.latency_min || w.latency_max != d.latency_max || w.latency_tail != d.latency_tail) add("--latency", protocols::format_latency(w));
+  for (const protocols::Setting& setting : protocols::settings()) {
+    std::string v = setting.get(w);
+    if (every || v != setting.get(d)) add(setting.flag, std::move(v));
   }
-  cmd += protocols::setting_flags(w);
+  return out;
+}
+
+std::string scenario_flags(const Scenario& s) {
+  std::string cmd;
+  for (const FlagValue& f : scenario_settings(s)) {
+    // A choice list may hold '*' (a run of equal values): quoted, so no shell globs it.
+    const bool quote = f.value.find_first_of("*; '") != std::string::npos;
+    cmd += quote ? fmt::format(" {} '{}'", f.flag, f.value) : fmt::format(" {} {}", f.flag, f.value);
+  }
   return cmd;
 }
 

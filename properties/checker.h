@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -48,6 +49,10 @@ struct RunResult {
   uint64_t faults_fired = 0;               // faults that happened (a trigger not reached never fires)
   std::vector<sim::Choice> choices;        // every choice of the run, in order (replays it)
   std::vector<sim::Fault> chosen_faults;   // faults struck by the scenario's fault choices
+  // The story of the faults: their kinds in the order they first struck, with "resume" where a
+  // pause first ended and "failover" where Sentinel first promoted a replica (each word once:
+  // a crash and restart done three times tells the story of one). A shrink keeps it.
+  std::vector<std::string> story;
   SaleMetrics metrics;                     // the sale's numbers (properties/metrics.h)
   std::vector<protocols::NodeLoad> lock_loads;  // every lock-service node's load, in build order
 
@@ -77,6 +82,10 @@ struct SweepOptions {
   // 4 per job, in order, and nothing past that seed is counted, so the result does not depend
   // on the number of jobs.
   bool stop_at_first = false;
+  // Called after each run is counted (one thread at a time, in no fixed order): runs counted so
+  // far and how many violated an asserted property. For a progress display; it must not change
+  // the sweep.
+  std::function<void(uint64_t runs, uint64_t violating)> progress;
 };
 
 struct PropertyCount {
@@ -89,6 +98,7 @@ struct SweepResult {
   uint64_t runs = 0;
   std::map<std::string, PropertyCount> counts;  // by property name
   std::optional<uint64_t> first_failing_seed;   // first (lowest) seed violating an asserted property
+  uint64_t violating_runs = 0;                  // runs that violated an asserted property
   std::optional<RunResult> first_failure;       // that run, replayed with its trace kept
   int64_t purchases = 0;                        // purchase attempts the designs ran, all runs
   std::map<std::string, int64_t> counters;      // History counters summed over runs
@@ -125,12 +135,35 @@ struct SweepResult {
 protocols::Scenario scenario_for(const SweepOptions& options, uint64_t seed);
 SweepResult sweep(const SweepOptions& options);
 
-// Shrinking, jointly over the workload, the fault plan and the schedule: drop faults, a smaller
-// sale, no client misbehaviour, faults moved from a time to a fault point, lengths and times
-// cut to the shortest that still fails; then the run's own choice list, cut short and with
-// blocks deleted or set to the first option (a lenient replay, sim::ChoicesStrategy). A step is
-// kept only while the run still violates every one of `properties` the failing run violated
-// and still reaches every shrink_keeps situation it reached (the mechanism).
+// What a shrink may do to the faults. story (the default): keep each fault's kind and the order
+// they strike in, with the same pauses' ends and failovers between them (RunResult::story); their
+// times, lengths and occurrences shrink. keep: the plan exactly as written (an incident's
+// write-up); only the sale and the schedule shrink. drop: faults may also be dropped, and the
+// story may change, as long as the properties and the mechanism stay.
+enum class ShrinkFaults : uint8_t { story, keep, drop };
+struct ShrinkOptions {
+  int budget_runs = 150;                  // runs of the greedy steps
+  ShrinkFaults faults = ShrinkFaults::story;
+  uint64_t explore_executions = 4000;     // the explorer step's executions, over its sales
+  int search_runs = 15000;                // the random step's runs at the smallest sales
+  // The fault profile the failing run's plan was drawn from (check's --faults), so the random
+  // step draws a plan per seed at the small sales as check would; empty: the plan as found.
+  std::string profile;
+};
+
+// Shrinking, jointly over the workload, the fault plan and the schedule. First the exhaustive
+// explorer at the smallest sales (2 then 3 buyers, one unit, constant latencies) with the plan's
+// faults as its alternatives; then, when it finds nothing (a failure that needs arrivals or
+// latencies apart), random seeds at those sales with the sale's own latencies and the plan as
+// found; then greedy steps: a smaller sale (with each trigger's occurrence as
+// it was, scaled with the buyers, or the first), no client misbehaviour, faults moved from a
+// time to a fault point, at an earlier occurrence, lengths and times cut to the shortest that
+// still fails; then the run's own choice list, cut short and with blocks deleted or set to the
+// first option (a lenient replay, sim::ChoicesStrategy). A step is kept only while the run still
+// violates every one of `properties` the failing run violated, still reaches every shrink_keeps
+// situation it reached (the mechanism) and, unless options.faults says drop, tells the same
+// story of faults.
+protocols::Scenario shrink(const protocols::Scenario& failing, const std::vector<std::string>& properties, const ShrinkOptions& options);
 protocols::Scenario shrink(const protocols::Scenario& failing, const std::vector<std::string>& properties, int budget_runs = 150);
 
 // The events worth reading for a violation: faults, failovers, lock beliefs, stock writes,
@@ -162,7 +195,17 @@ std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs,
 // with `--properties` when `asserted` differs from the default set, so the line replays the
 // same verdict and exit status.
 std::string reproduce_command(const protocols::Scenario& scenario, const std::vector<std::string>& asserted = default_asserted());
-// The workload and horizon flags of `scenario` that differ from the defaults (" --stock 1 ...").
+// One flag of a command line, with its value as `run` reads it back ("--stock", "1").
+struct FlagValue {
+  std::string flag;
+  std::string value;
+};
+// The horizon, schedule, workload and setting flags of `scenario` that differ from the defaults,
+// in the order a reproduce line prints them: the one list behind reproduce lines and scenario
+// files, so the two never disagree. With `every`, each of them whatever its value (the schedule
+// included), for a result that states the whole scenario.
+std::vector<FlagValue> scenario_settings(const protocols::Scenario& scenario, bool every = false);
+// scenario_settings as command-line text (" --stock 1 ..."), quoted where a shell would split.
 std::string scenario_flags(const protocols::Scenario& scenario);
 
 

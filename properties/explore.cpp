@@ -73,6 +73,8 @@ std::string describe_bounds(const ExploreOptions& o) {
                                      : fmt::format("at most {} fault{} of {{{}}} at {}", o.max_faults, o.max_faults == 1 ? "" : "s", faults, points);
   const std::string arrivals = w.arrival == protocols::Arrival::burst && w.burst_window == sim::Duration::zero()
                                    ? std::string("all arriving at 0")
+                                   : w.arrival == protocols::Arrival::slots
+                                   ? fmt::format("each arriving at one of {} instants over {}", w.buyers, sim::format_duration(w.burst_window))
                                    : fmt::format("{} arrivals", protocols::to_string(w.arrival));
   const std::string deviations = o.max_deviations ? fmt::format("at most {} schedule deviation{} from the first order", *o.max_deviations,
                                                                 *o.max_deviations == 1 ? "" : "s")
@@ -88,8 +90,13 @@ std::optional<std::string> explore_problem(const ExploreOptions& o) {
   if (w.latency_min != w.latency_max || w.latency_tail) {
     return fmt::format("--latency {} is a range: the explorer would run only its lower end; give one latency (for example 200us)", protocols::format_latency(w));
   }
-  if (w.arrival != protocols::Arrival::burst) {
-    return fmt::format("--arrival {} draws its arrival times: the explorer would run only one; use burst arrivals", protocols::to_string(w.arrival));
+  if (w.arrival != protocols::Arrival::burst && w.arrival != protocols::Arrival::slots) {
+    return fmt::format("--arrival {} draws its arrival times: the explorer would run only one; use burst arrivals, or slots",
+                       protocols::to_string(w.arrival));
+  }
+  if (w.arrival == protocols::Arrival::slots && static_cast<uint64_t>(w.buyers) > o.data_options) {
+    return fmt::format("--arrival slots with {} buyers draws among {} instants, more than the explorer walks ({}); use at most {} buyers", w.buyers, w.buyers,
+                       o.data_options, o.data_options);
   }
   if (w.remote_call_spread != protocols::Spread::constant) {
     return fmt::format("--remote-call {} is a distribution: the explorer would run only its first draw; give one duration (for example 20ms)",
@@ -106,8 +113,8 @@ std::optional<std::string> explore_problem(const ExploreOptions& o) {
     }
   }
   if (w.sku_skew_centi != 0 && w.skus > 1) return std::string("--sku-skew draws each buyer's SKU: the explorer would send every buyer to sku1; use --sku-skew 0");
-  if (w.burst_window != sim::Duration::zero()) {
-    return fmt::format("--burst-window {} draws each arrival in a window: the explorer would run only its start; use --burst-window 0",
+  if (w.arrival == protocols::Arrival::burst && w.burst_window != sim::Duration::zero()) {
+    return fmt::format("--burst-window {} draws each arrival in a window: the explorer would run only its start; use --burst-window 0, or --arrival slots",
                        sim::format_duration(w.burst_window));
   }
   if (w.double_click.numerator != 0 && w.double_click.numerator < w.double_click.denominator && w.double_click.denominator > o.data_options) {
@@ -126,9 +133,14 @@ ExploreResult explore(const ExploreOptions& options) {
   s.fault_choices = protocols::FaultChoices{options.points, {}, options.max_faults};
   const sim::Quantities q = protocols::quantities(s.workload);
   for (const sim::Fault& f : options.faults) {
+    // A fault on "here" (the node that reaches the point) resolves as a triggered one, which it
+    // becomes when chosen.
     sim::FaultPlan one;
     one.faults.push_back(f);
-    s.fault_choices->faults.push_back(one.resolved(q).faults.front());
+    if (f.node == sim::kHere && !f.triggered()) one.faults.front().trigger = sim::Trigger{options.points.empty() ? std::string("after_acquire") : options.points.front(), "", 1};
+    sim::Fault resolved = one.resolved(q).faults.front();
+    resolved.trigger = f.trigger;
+    s.fault_choices->faults.push_back(std::move(resolved));
   }
   std::optional<RunResult> best;
   std::vector<uint64_t> prefix;
@@ -149,7 +161,7 @@ ExploreResult explore(const ExploreOptions& options) {
     for (const PropertyResult& pr : r.properties) {
       if (pr.violated) ++out.counts[pr.property->name];
     }
-    if (r.violates(options.asserted)) {
+    if (r.violates(options.asserted) && (!options.keep || options.keep(r))) {
       ++out.violating;
       const bool shorter = !best || r.outcome.steps < best->outcome.steps ||
                            (r.outcome.steps == best->outcome.steps && r.choices.size() < best->choices.size());

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct ExploreOptions {
   uint64_t max_executions = 1'000'000;   // a budget: past it the result says "incomplete"
   std::vector<std::string> asserted = default_asserted();
   bool stop_at_first = false;            // stop at the first violating execution
+  // When set, a violating execution counts only when keep(run) (the shrinker's target: the
+  // mechanism and the story of faults as well as the properties).
+  std::function<bool(const RunResult&)> keep;
 };
 
 struct ExploreResult {

@@ -193,7 +193,8 @@ std::string approx(double ns) { return sim::format_span(sim::Duration::ns(static
 double arrivals_ns(const Workload& w) {
   switch (w.arrival) {
     case protocols::Arrival::burst:
-    case protocols::Arrival::ramp: return static_cast<double>(w.burst_window.count_ns());
+    case protocols::Arrival::ramp:
+    case protocols::Arrival::slots: return static_cast<double>(w.burst_window.count_ns());
     case protocols::Arrival::poisson: return static_cast<double>(w.poisson_mean.count_ns()) * w.buyers;
   }
   return 0;

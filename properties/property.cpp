@@ -396,6 +396,12 @@ std::optional<std::string> request_sent_twice(const Simulation& s) {
   return fmt::format("the gateway sent a request again {} time(s) and buyers clicked twice {} time(s)", retries, clicks);
 }
 
+std::optional<std::string> late_quorum_taken(const Simulation& s) {
+  const int64_t late = s.history().counter("redlock.took-late-quorum");
+  if (late == 0) return std::nullopt;
+  return fmt::format("a RedLock client took a quorum whose validity had run out {} time(s)", late);
+}
+
 }  // namespace
 
 const std::vector<Property>& catalogue() {
@@ -425,6 +431,10 @@ const std::vector<Property>& catalogue() {
        "a client held a lock past its lease, counted from the acquisition or from the last renewal that succeeded before the lease ran out (a watchdog's)",
        lease_expired_while_held, nullptr,
        true},
+      {"late_quorum_taken", Kind::sometimes, Category::coverage,
+       "a RedLock client took a quorum of keys as its lock after the lock's validity had run out (it skipped the validity check): the keys may "
+       "already have expired",
+       late_quorum_taken, nullptr, true},
       {"fault_hit_held_lock", Kind::sometimes, Category::coverage,
        "a fault struck the holder's node or the lock service while a client believed it held a lock and units of its SKU remained",
        fault_hit_held_lock},
@@ -435,10 +445,10 @@ const std::vector<Property>& catalogue() {
       {"lock_contended", Kind::sometimes, Category::coverage, "some buyer waited for the lock", lock_contended},
       {"check_constraint_fired", Kind::sometimes, Category::coverage,
        "CHECK (available >= 0) turned a statement down: the design's own guard let an oversell through to it",
-       check_constraint_fired, nullptr, true},
+       check_constraint_fired},
       {"where_rechecked_after_wait", Kind::sometimes, Category::coverage,
        "a conditional UPDATE waited for the row lock, re-read the committed row and its WHERE turned the buyer away",
-       where_rechecked_after_wait, nullptr, true},
+       where_rechecked_after_wait},
       {"failover_happened", Kind::sometimes, Category::coverage, "Sentinel promoted a replica to primary during the run",
        failover_happened, nullptr, true},
       {"ambiguous_outcome", Kind::sometimes, Category::coverage, "some purchase ended with an unknown (timed-out) outcome", ambiguous_outcome,

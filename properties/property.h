@@ -43,8 +43,10 @@ struct Property {
   // at the end, over the whole history, returning the first offence with its own time and step
   // (cheaper than re-reading the history after every event, and the time is the offence's).
   std::function<std::optional<Offence>(const protocols::Simulation&)> over_history = nullptr;
-  // sometimes: the situation is part of how a failure happens (a lease lost while held, a retry),
-  // so a shrunk counterexample must still reach it when the failing run did.
+  // sometimes: the situation is part of how a failure happens (a lease lost while held, a retry,
+  // a failover, an unknown outcome), so a shrunk counterexample must still reach it when the
+  // failing run did. A design's guard acting (CHECK, a WHERE re-checked) is what the failure
+  // ran into, not how it happened, and is not kept: a smaller sale may fail without it.
   bool shrink_keeps = false;
   bool asserted_by_default() const { return category == Category::business; }
 };

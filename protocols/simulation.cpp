@@ -20,6 +20,7 @@ const char* to_string(Arrival a) {
     case Arrival::burst: return "burst";
     case Arrival::poisson: return "poisson";
     case Arrival::ramp: return "ramp";
+    case Arrival::slots: return "slots";
   }
   return "?";
 }
@@ -641,6 +642,9 @@ sim::RunOutcome Simulation::run() {
     Instant arrival;
     if (w.arrival == Arrival::burst) {
       arrival = Instant::zero() + Duration::ns(world_->random_between(0, std::max<int64_t>(0, w.burst_window.count_ns() - 1)));
+    } else if (w.arrival == Arrival::slots) {
+      const auto slot = static_cast<int64_t>(world_->random(static_cast<uint64_t>(w.buyers)));
+      arrival = Instant::zero() + Duration::ns(w.burst_window.count_ns() / w.buyers * slot);
     } else if (w.arrival == Arrival::ramp) {
       // Density rising linearly to the window's end: t = window * sqrt(u) (sqrt is exact in IEEE 754).
       const double u = (static_cast<double>(world_->random(1u << 20)) + 0.5) / static_cast<double>(1u << 20);

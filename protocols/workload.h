@@ -26,8 +26,10 @@ using sim::parse_distribution;
 
 // burst: uniform over the burst window; poisson: exponential gaps; ramp: over the burst window
 // with a density rising linearly from nothing to its peak at the window's end (a sale's
-// opening minute, as the announcement spreads).
-enum class Arrival : uint8_t { burst, poisson, ramp };
+// opening minute, as the announcement spreads); slots: each buyer at one of as many evenly
+// spaced instants over the burst window as there are buyers (0, window/n, ...), a draw of few
+// options the exhaustive explorer walks (arrivals apart, and some together).
+enum class Arrival : uint8_t { burst, poisson, ramp, slots };
 const char* to_string(Arrival a);
 
 // What a Redis server (the primary and replica, every RedLock master) keeps across a crash:

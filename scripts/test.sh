@@ -10,7 +10,9 @@
 #      sales: 60% of the table's time under ASan), its retries rows (the next longest) and its
 #      ZooKeeper rows, which the two Release
 #      builds run, and whose code paths the golden, fast-path and ZooKeeper story tests still run
-#      under ASan for every design and profile
+#      under ASan for every design and profile; and the Release-only tests: the reproduce-line
+#      replay, the HTML report in Chromium, the scenario files (13 minutes under ASan; cli_test
+#      feeds bad scenario files to the ASan build) and the RedLock profile shrink cases
 #   5. each fuzz target for OVERSIM_FUZZ_SECONDS (default 45) from the checked-in corpus
 # The golden-fingerprint and determinism tests run in every build.
 set -euo pipefail

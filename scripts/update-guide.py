@@ -7,7 +7,7 @@ Two shapes are recognised:
     the second block becomes that command's output (stdout, then stderr);
   * a fenced block whose lines start with `$ `: a transcript; every `$ ` command is run in one
     shell, in order (so `echo $?` sees the command before it), and its output follows it.
-A fenced block right after a line ending in "`NAME.plan`:" is written to NAME.plan first, so
+A fenced block right after a line ending in "`NAME.plan`:" or "`NAME.toml`:" is written to that file first, so
 commands can read it. The narrative around the output is not touched: read the diff.
 
     scripts/update-guide.py [build dir, default build]
@@ -53,7 +53,7 @@ def main():
     for k, (s, e) in enumerate(found):
         inner = lines[s + 1:e]
         before = next((lines[j] for j in range(s - 1, -1, -1) if lines[j].strip()), "")
-        m = re.search(r"`([\w.-]+\.plan)`:\s*$", before)
+        m = re.search(r"`([\w.-]+\.(?:plan|toml))`:\s*$", before)
         if m:
             with open(os.path.join(workdir, m.group(1)), "w") as f:
                 f.write("\n".join(inner) + "\n")

@@ -421,11 +421,14 @@ FaultPlan FaultPlan::parse(std::string_view text) {
   FaultPlan plan;
   size_t start = 0;
   while (start < text.size()) {
-    size_t end = text.find_first_of(";\n", start);
+    size_t end = text.find_first_of(";\n#", start);
     if (end == std::string_view::npos) end = text.size();
     std::string_view item = text.substr(start, end - start);
-    const size_t hash = item.find('#');
-    if (hash != std::string_view::npos) item = item.substr(0, hash);
+    // A comment runs to the end of its line, ';' included: it never splits into a fault.
+    if (end < text.size() && text[end] == '#') {
+      end = text.find('\n', end);
+      if (end == std::string_view::npos) end = text.size();
+    }
     std::vector<std::string_view> words = split_words(item);
     if (!words.empty()) {
       // trim for the error message
@@ -511,7 +514,7 @@ namespace {
 // Applies one concrete fault (every name resolved) now.
 void fire(World& world, const Fault& f, const std::string& text) {
   world.trace_at(nullptr, "fault", {{"fault", text}});
-  world.note_fault_applied();
+  world.note_fault_applied(to_string(f.kind));
   if (f.kind == FaultKind::heal) {
     world.heal_struck_faults();
   } else if (f.kind == FaultKind::partition || f.kind == FaultKind::isolate || f.kind == FaultKind::cut) {

@@ -22,7 +22,7 @@
 //   on 3rd before_commit in app-2 crash here             app-2 dies before its buyer's COMMIT
 //   on write_unreplicated in redis-1 after 3s restart redis-1
 //
-// Faults are separated by newlines or ';'; '#' starts a comment.
+// Faults are separated by newlines or ';'; '#' starts a comment that runs to the end of its line.
 #pragma once
 
 #include <cstdint>

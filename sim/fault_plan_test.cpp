@@ -44,6 +44,9 @@ TEST(FaultPlan, NewlinesAndCommentsAreAccepted) {
   FaultPlan plan = FaultPlan::parse("# a GC pause\nat 100ms pause app-1 for 5s   # long one\n\nat 6s heal\n");
   EXPECT_EQ(plan.to_string(), "at 100ms pause app-1 for 5s; at 6s heal");
   EXPECT_EQ(plan.settled_at(), 6_s);
+  // A ';' inside a comment is part of the comment, not a separator.
+  EXPECT_EQ(FaultPlan::parse("at 1s crash db  # the primary; it restarts below\nat 2s restart db").to_string(), "at 1s crash db; at 2s restart db");
+  EXPECT_EQ(FaultPlan::parse("at 1s crash db; # a; b; c\nat 2s restart db # end").to_string(), "at 1s crash db; at 2s restart db");
 }
 
 TEST(FaultPlan, BadTextIsRejectedNamingTheProblem) {

@@ -204,7 +204,8 @@ class World {
     std::vector<std::string> nodes;
     bool until_heal = false;  // a partition, isolation or cut: it lasts until the next heal
   };
-  void note_fault_applied() { ++faults_applied_; }
+  // `kind` names the fault's kind (a static string: sim::to_string(FaultKind)).
+  void note_fault_applied(const char* kind) { applied_kinds_.push_back(kind); }
   void note_fault_struck(std::vector<std::string> nodes, Duration lasts) {
     struck_.push_back(StruckFault{now(), lasts == Duration::max() ? Instant::max() : now() + lasts, std::move(nodes)});
   }
@@ -217,7 +218,9 @@ class World {
       if (f.until_heal && f.until == Instant::max()) f.until = now();
     }
   }
-  uint64_t faults_applied() const { return faults_applied_; }
+  uint64_t faults_applied() const { return applied_kinds_.size(); }
+  // The kinds of the faults applied so far, in the order they struck.
+  const std::vector<const char*>& applied_fault_kinds() const { return applied_kinds_; }
   const std::vector<StruckFault>& struck_faults() const { return struck_; }
   void fault_settles_at(Instant t) {
     if (t > faults_settle_at_) faults_settle_at_ = t;
@@ -288,7 +291,7 @@ class World {
   std::vector<std::function<void(std::string_view, Node*)>> point_observers_;
   std::map<std::string, uint64_t, std::less<>> point_counts_;
   bool points_open_ = true;
-  uint64_t faults_applied_ = 0;
+  std::vector<const char*> applied_kinds_;
   std::vector<StruckFault> struck_;
   Instant faults_settle_at_ = Instant::zero();
 

@@ -69,6 +69,9 @@ expect 2 "unknown variant 'nope'" run --variant nope
 expect 2 "--variant is required" run
 expect 2 "unknown profile 'gc-paws'" check --variant article_recipe --faults gc-paws
 expect 2 "unknown fault 'explode'" run --variant article_recipe --faults 'at 1s explode db'
+expect 2 "--no-shrink excludes --keep-faults" check --variant article_recipe --keep-faults --no-shrink
+expect 2 "--keep-faults excludes --drop-faults" check --variant article_recipe --keep-faults --drop-faults
+expect 2 "unknown arrival 'lumpy'" run --variant article_recipe --arrival lumpy
 expect 2 "names unknown node 'app-7'" run --variant article_recipe --faults 'at 1s crash app-7'
 expect 2 "'1.5s' is not a duration" run --variant article_recipe --faults 'at 1.5s crash db'
 expect 2 "--lock-ttl: 'soon' is not a duration" run --variant article_recipe --lock-ttl soon
@@ -264,6 +267,16 @@ if "$oversim" compare --variants redis_lock_conditional,redlock_conditional --fa
   echo "FAIL: compare warned about --min-replicas although redis_lock_conditional uses it"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 expect_violated 0 "" check --variant read_modify_write --isolation repeatable-read --seeds 5 --faults none --properties no_oversell
 expect_violated 0 "progress" check --variant read_modify_write --isolation repeatable-read --patience 0 --seeds 5 --faults none --properties no_oversell
+# A faultless counterexample's reproduce line ('--faults none --strategy choices:...') runs.
+line=$("$oversim" check --variant db_decrement_mysql57 --faults none --seeds 5 2>/dev/null | sed -n 's/^reproduce: oversim //p')
+if [[ "$line" != *"--faults none --strategy choices:"* ]]; then
+  echo "FAIL: check under no faults printed no exact faultless reproduce line: $line"
+  failures=$((failures + 1))
+else
+  eval "\"\$oversim\" $line --trace none" >/dev/null 2>&1
+  status=$?
+  if [ "$status" != 1 ]; then echo "FAIL: oversim $line exited $status, expected 1"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+fi
 if ! "$oversim" check --variant read_modify_write --pool-size 2 --pool-timeout 200ms --seeds 2 --faults none --no-shrink 2>/dev/null | grep "^reproduce:" | grep -q -- '--pool-size 2 --pool-timeout 200ms'; then
   echo "FAIL: the inspect/reproduce line lacks --pool-size 2 --pool-timeout 200ms"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 # lint: the article's checklist. A 500ms lease under an 800ms call fails (exit 1); the article's
@@ -492,6 +505,53 @@ if ! printf '%s\n' "$err" | grep -q '^oversim: estimate: about [0-9]*m of CPU ([
   echo "FAIL: a long check under the limits did not print its estimate first: $err"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 if "$oversim" compare --seeds 1 --variants db_conditional_update --faults none 2>&1 >/dev/null | grep -q estimate; then
   echo "FAIL: a small compare printed an estimate"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+
+# Scenario files: a bad file is one line naming the file, the line and the problem, exit 2; flags
+# typed on the command line override the file and the header says which; --faults @FILE reads a
+# plan with comments (a ';' inside one splits nothing).
+sdir=$(mktemp -d)
+printf 'design = "redis_lock_read_modify_write"\nbuyerz = 3\n' >"$sdir/typo.toml"
+expect 2 "typo.toml:2: 'buyerz' at the file's top level is not a flag of \`oversim run\`" run "$sdir/typo.toml"
+printf 'design = "redis_lock_read_modify_write"\n[check]\nseedz = 3\n' >"$sdir/typo2.toml"
+expect 2 "typo2.toml:3: 'seedz' at [check] is not a flag of \`oversim check\`" run "$sdir/typo2.toml"
+printf 'design = "redis_lock_read_modify_write"\n[workload]\nbuyers = "many"\n' >"$sdir/value.toml"
+expect 2 "(set in $sdir/value.toml:3)" run "$sdir/value.toml"
+printf 'design = "redis_lock_read_modify_write"\n[workload]\nlock-ttl = 0.5\n' >"$sdir/float.toml"
+expect 2 "float.toml:3: [workload] lock-ttl: write durations and ratios as strings" check "$sdir/float.toml"
+printf 'design = "redis_lock_read_modify_write\n' >"$sdir/syntax.toml"
+expect 2 "syntax.toml:1:" run "$sdir/syntax.toml"
+printf '[expect]\ncheck = "fine"\n' >"$sdir/expect.toml"
+expect 2 "expect.toml:2: [expect] check: one of holds, violated, incomplete, vacuous, unfired" check "$sdir/expect.toml" --variant db_conditional_update
+printf 'faults = "none"\n' >"$sdir/nodesign.toml"
+expect 2 "no design" run "$sdir/nodesign.toml"
+expect 2 "no such scenario file" check "$sdir/missing.toml"
+printf 'design = "db_conditional_update"\n[workload]\nbuyers = 7\nstock = 3\n' >"$sdir/ok.toml"
+out=$("$oversim" run "$sdir/ok.toml" --stock 2 --trace none 2>/dev/null)
+if ! printf '%s\n' "$out" | grep -q "^workload: 7 buyers, 1 sku x 2 units" || ! printf '%s\n' "$out" | grep -q "^scenario: $sdir/ok.toml, with --stock from the command line$"; then
+  echo "FAIL: a typed flag did not override the scenario file, or the header did not say so: $out"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+printf '# the incident; it started at 1s\n at 1s crash db   # the primary; restarted below\n\nat 2s restart db\n' >"$sdir/incident.plan"
+out=$("$oversim" run --variant db_conditional_update --faults "@$sdir/incident.plan" --trace none 2>/dev/null)
+if ! printf '%s\n' "$out" | grep -q "^oversim run: variant db_conditional_update, seed 1, faults: at 1s crash db; at 2s restart db$"; then
+  echo "FAIL: --faults @FILE did not read the plan: $out"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+expect 2 "--faults: cannot read the plan file" run --variant db_conditional_update --faults "@$sdir/none.plan"
+expect 2 "--emit-scenario" run --variant db_conditional_update --emit-scenario "$sdir"
+# run --emit-scenario writes a file that replays to the same trace hash.
+"$oversim" run --variant redis_lock_read_modify_write --faults gc-pause --seed 4 --buyers 6 --trace none --emit-scenario "$sdir/run.toml" >"$sdir/a.txt" 2>/dev/null
+"$oversim" run "$sdir/run.toml" --trace none >"$sdir/b.txt" 2>/dev/null
+a=$(sed -n 's/.*trace hash \([0-9a-f]*\).*/\1/p' "$sdir/a.txt"); b=$(sed -n 's/.*trace hash \([0-9a-f]*\).*/\1/p' "$sdir/b.txt")
+if [ -z "$a" ] || [ "$a" != "$b" ] || ! grep -q "^expected: run violated, as $sdir/run.toml states$" "$sdir/b.txt"; then
+  echo "FAIL: run --emit-scenario did not round-trip ($a vs $b)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+rm -rf "$sdir"
+
+# Progress: on a terminal, one line on stderr redrawn in place (runs done, violations, time left);
+# through a pipe, nothing extra.
+if "$oversim" check --variant db_conditional_update --seeds 20 2>&1 >/dev/null | grep -q "runs,"; then
+  echo "FAIL: check drew progress into a pipe"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+if command -v script >/dev/null; then
+  tty_out=$(TERM=xterm script -qec "'$oversim' check --variant redis_lock_conditional --faults failover --seeds 40 --no-shrink" /dev/null | tr '\r' '\n')
+  if ! printf '%s\n' "$tty_out" | grep -aq "^check: [0-9]*/40 runs, 0 violating, .* elapsed, about .* left"; then
+    echo "FAIL: check on a terminal showed no progress line"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+fi
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

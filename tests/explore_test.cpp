@@ -57,6 +57,27 @@ TEST(Explore, FindsTheReadModifyWriteAndPlainDelOversellAtTheSameBounds) {
   }
 }
 
+// --arrival slots: each buyer at one of n evenly spaced instants, a draw the explorer walks. Two
+// buyers over 4 ms arrive at 0 or 2 ms each: both together (the burst's executions, twice) and
+// apart, where the second finds the first done and no order is left to choose.
+TEST(Explore, SlotsArrivalsWalkEveryAssignmentOfBuyersToInstants) {
+  properties::ExploreOptions together = bounds("db_decrement_mysql57", 2);
+  together.faults.clear();
+  together.max_faults = 0;
+  const properties::ExploreResult burst = properties::explore(together);
+  properties::ExploreOptions slots = together;
+  slots.base.workload.arrival = protocols::Arrival::slots;
+  slots.base.workload.burst_window = sim::Duration::ms(4);
+  EXPECT_FALSE(properties::explore_problem(slots)) << *properties::explore_problem(slots);
+  const properties::ExploreResult r = properties::explore(slots);
+  ASSERT_TRUE(burst.complete);
+  ASSERT_TRUE(r.complete);
+  EXPECT_GT(r.executions, burst.executions) << "the apart assignments add executions";
+  EXPECT_GE(r.counts.at("no_oversell"), 2 * burst.counts.at("no_oversell")) << "both at 0 and both at 2 ms oversell as the burst does";
+  slots.base.workload.buyers = 17;
+  EXPECT_TRUE(properties::explore_problem(slots)) << "17 instants are more than the explorer walks";
+}
+
 TEST(Explore, EveryExecutionAtTwoBuyersIsCountedAndTheCounterexampleReplays) {
   // A regression pin (the hand count is the tiny world's): 2 buyers, one pause anywhere.
   const properties::ExploreResult safe = properties::explore(bounds("redis_lock_conditional", 2));

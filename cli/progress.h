@@ -1,0 +1,45 @@
+// A one-line progress display on stderr for sweeps (check, compare): runs done of the total,
+// violations so far, elapsed time and an estimate of what is left, redrawn at most ten times a
+// second and erased when the sweep ends. Only when stderr is a terminal (and TERM is not
+// "dumb"): a pipe, a file or CI's log gets nothing extra. Wall time is read for the display only;
+// it never reaches a run.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace oversim::cli {
+
+class Progress {
+ public:
+  Progress(std::string what, uint64_t total);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  bool shown() const { return enabled_; }
+  // `runs` and `violating` so far, counting from this display's start.
+  void update(uint64_t runs, uint64_t violating);
+  // The next runs reported by update() add to these (compare: one sweep per cell).
+  void carry(uint64_t runs, uint64_t violating);
+  // Runs counted in the total that will not run (a compare cell that does not apply).
+  void skip(uint64_t runs) { total_ -= std::min(runs, total_); }
+  void finish();
+
+ private:
+  std::string what_;
+  uint64_t total_;
+  uint64_t base_runs_ = 0;
+  uint64_t base_violating_ = 0;
+  bool enabled_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// "1m05s", "12s", "850ms"
+std::string format_eta(double seconds);
+
+}  // namespace oversim::cli
