@@ -1,6 +1,12 @@
 #include "cli/app.h"
 
 #include <algorithm>
+#include <sstream>
+#include <fstream>
+#include <cstdlib>
+#include <cstdio>
+#include <unistd.h>
+#include <fcntl.h>
 
 #include <CLI/CLI.hpp>
 #include "cli/scenario_file.h"
@@ -143,6 +149,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   run_cmd_->footer(kExitStatuses);
   run_cmd_->add_option("scenario", scenario_path_, "A scenario file (TOML; docs/guide.md#scenario-files): flags typed here override it");
   run_cmd_->add_option("--variant", run_.variant, "Design to run (see `oversim list variants`); required unless a scenario file names it");
+  run_cmd_->add_option("--format", format_, "text (the default) or json: the result as JSON on stdout instead of the text (docs/json-schema.md)")->capture_default_str();
   run_cmd_->add_option("--json", run_.json, "Also write the run's result as JSON to this file (scenario, outcome, every property, faults, metrics; docs/json-schema.md)");
   run_cmd_->add_option("--html", run_.html, "Also write an HTML report of the run to this file: its swimlane timeline, one self-contained page");
   run_cmd_->add_option("--emit-scenario", run_.emit_scenario, "Also write this run's whole scenario to this file (TOML), which `oversim run FILE` replays");
@@ -176,6 +183,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   keep_faults->excludes(no_shrink);
   drop_faults->excludes(no_shrink);
   check_cmd_->add_flag("--stop-at-first", check_.stop_at_first, "Stop at the first seed that violates an asserted property; report executions and wall time");
+  check_cmd_->add_option("--format", format_, "text (the default) or json: the result as JSON on stdout instead of the text (docs/json-schema.md)")->capture_default_str();
   check_cmd_->add_option("--json", check_.json, "Also write the result as JSON to this file (the verdict's kind, counts, the counterexample)");
   check_cmd_->add_option("--html", check_.html, "Also write an HTML report to this file: the counts and the counterexample's swimlane timeline, one self-contained page");
   check_cmd_->add_option("--junit", check_.junit, "Also write JUnit XML to this file: a test case per asserted property, failed with the witness and the reproduce command");
@@ -190,6 +198,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   compare_cmd_->add_option("--properties", compare_.properties,
                            "The table's property columns, comma separated, or all; 'sometimes' ones count the runs that reached them "
                            "(default: the business ones, mutex, progress, and the lock's coverage: expired, contend, hit)");
+  compare_cmd_->add_option("--format", format_, "text (the default) or json: the result as JSON on stdout instead of the text (docs/json-schema.md)")->capture_default_str();
   compare_cmd_->add_option("--json", compare_.json,
                            "Also write the table as JSON to this file: every cell's property counts with 95% Wilson intervals, its unfired and "
                            "horizon runs, lock costs and metrics (docs/json-schema.md)");
@@ -206,6 +215,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   hash_cmd_ = app.add_subcommand("hash", "One line per run (design, profile, seed, run hash, violated properties, plan): diff two builds");
   hash_cmd_->add_option("--variant,--variants", hash_.variants, "Designs, comma separated, or all")->capture_default_str();
   hash_cmd_->add_option("--faults", hash_.faults, "Profiles, comma separated, or all; or one fault plan")->capture_default_str();
+  hash_cmd_->add_option("--format", format_, "text (the default) or json: the result as JSON on stdout instead of the text (docs/json-schema.md)")->capture_default_str();
   hash_cmd_->add_option("--json", hash_.json, "Also write the lines as JSON to this file (docs/json-schema.md)");
   add_sweep_options(hash_cmd_, hash_.sweep, "Number of seeds (with --first-seed), or a range a..b");
 
@@ -223,6 +233,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
                            "At most this many scheduling choices differ from the first order (context bounding, 0..1000), or all")
       ->capture_default_str();
   explore_cmd_->add_option("--horizon", explore_.horizon, "Virtual-time limit of each execution (1s..720h)")->capture_default_str();
+  explore_cmd_->add_option("--format", format_, "text (the default) or json: the result as JSON on stdout instead of the text (docs/json-schema.md)")->capture_default_str();
   explore_cmd_->add_option("--json", explore_.json, "Also write the result as JSON to this file (the verdict's kind, bounds, counts, the counterexample)");
   explore_cmd_->add_option("--html", explore_.html, "Also write an HTML report to this file (the counterexample's swimlane timeline)");
   explore_cmd_->add_option("--junit", explore_.junit, "Also write JUnit XML to this file: a test case per asserted property");
@@ -251,6 +262,7 @@ void CommandLine::set_defaults() {
   flag_origin_.clear();
   list_what_.clear();
   help_what_.clear();
+  format_ = "text";
   report_result_.clear();
   report_html_.clear();
   run_ = RunFlags{};
@@ -377,6 +389,52 @@ void CommandLine::apply_scenario_file(const std::vector<std::string>& args) {
   }
 }
 
+// --format json: the command writes its result file (--json, or a temporary one) while its text
+// goes nowhere; then the JSON alone is printed on stdout. Notes and errors stay on stderr.
+int CommandLine::json_on_stdout() {
+  if (run_cmd_->parsed() && run_.trace != "cut") throw UsageError("--format json prints the result; --trace prints the events: pick one");
+  std::string* json = run_cmd_->parsed() ? &run_.json : check_cmd_->parsed() ? &check_.json : hash_cmd_->parsed() ? &hash_.json
+                      : explore_cmd_->parsed() ? &explore_.json : &compare_.json;
+  const bool temporary = json->empty();
+  if (temporary) {
+    const char* dir = std::getenv("TMPDIR");
+    std::string path = fmt::format("{}/oversim-result-XXXXXX", dir != nullptr && *dir != '\0' ? dir : "/tmp");
+    const int fd = mkstemp(path.data());
+    if (fd < 0) throw UsageError(fmt::format("--format json: cannot create a temporary file in {}", path.substr(0, path.rfind('/'))));
+    close(fd);
+    *json = path;
+  }
+  std::fflush(stdout);
+  const int saved = dup(STDOUT_FILENO);
+  const int null = open("/dev/null", O_WRONLY);
+  if (saved < 0 || null < 0) throw UsageError("--format json: cannot redirect the text");
+  dup2(null, STDOUT_FILENO);
+  close(null);
+  int status = 3;
+  try {
+    status = run_cmd_->parsed()       ? run_command(run_)
+             : check_cmd_->parsed()   ? check_command(check_)
+             : hash_cmd_->parsed()    ? hash_command(hash_)
+             : explore_cmd_->parsed() ? explore_command(explore_)
+                                      : compare_command(compare_);
+  } catch (...) {
+    std::fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    if (temporary) std::remove(json->c_str());
+    throw;
+  }
+  std::fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  std::ifstream in(*json);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (temporary) std::remove(json->c_str());
+  std::fputs(text.str().c_str(), stdout);
+  return status;
+}
+
 std::string CommandLine::with_origin(const std::string& message) const {
   for (const auto& [flag, where] : flag_origin_) {
     if (message.rfind(flag + ":", 0) == 0 || message.rfind(flag + " ", 0) == 0) return fmt::format("{} (set in {})", message, where);
@@ -423,6 +481,8 @@ int CommandLine::execute() {
     }
     if (run_cmd_->parsed() && run_.variant.empty()) throw UsageError("run: --variant is required (or a scenario file that names the design)");
     if (check_cmd_->parsed() && check_.variant.empty()) throw UsageError("check: --variant is required (or a scenario file that names the design)");
+    if (format_ != "text" && format_ != "json") throw UsageError(fmt::format("--format: unknown format '{}' (expected text or json)", format_));
+    if (format_ == "json") return json_on_stdout();
     if (run_cmd_->parsed()) return expectation(run_.source, "run", run_command(run_), run_.trace == "json");
     if (check_cmd_->parsed()) return expectation(check_.source, "check", check_command(check_), false);
     if (hash_cmd_->parsed()) return hash_command(hash_);

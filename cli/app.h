@@ -44,6 +44,9 @@ class CommandLine {
   void apply_scenario_file(const std::vector<std::string>& args);
   // `--faults @FILE` of every command, read into the plan text it holds.
   void expand_plan_files();
+  // --format json: runs the command with its text discarded and prints its result JSON.
+  int json_on_stdout();
+  std::string format_ = "text";  // run|check|explore|compare|hash --format
   // A usage error about a flag the scenario file set names the file's line too.
   std::string with_origin(const std::string& message) const;
   std::unique_ptr<CLI::App> app_;

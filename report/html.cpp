@@ -39,6 +39,33 @@ std::string span(const nlohmann::json& ns) {
   return fmt::format("{:.0f}ns", v);
 }
 
+// The buyers' answer-time distribution as a small CDF plot (x: time up to the slowest answered
+// buyer; y: share of buyers answered), with the share never answered left as a gap at the top.
+std::string cdf_svg(const nlohmann::json& cdf) {
+  if (!cdf.is_array() || cdf.empty()) return "";
+  double max_ns = 0;
+  for (const auto& p : cdf) {
+    if (p[1].is_number()) max_ns = std::max(max_ns, p[1].get<double>());
+  }
+  if (max_ns <= 0) return "";
+  const double w = 96, h = 30;
+  std::string points;
+  std::string tip = "buyers' time to their last answer:";
+  for (const auto& p : cdf) {
+    const double q = p[0].get<double>() / 1000.0;
+    if (!p[1].is_number()) {
+      tip += fmt::format(" p{:g} never;", q * 100);
+      break;
+    }
+    const double t = p[1].get<double>();
+    points += fmt::format("{:.1f},{:.1f} ", 2 + t / max_ns * (w - 4), h - 2 - q * (h - 4));
+    tip += fmt::format(" p{:g} {};", q * 100, span(p[1]));
+  }
+  return fmt::format("<br><svg class=\"cdf\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\"><title>{}</title><rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" "
+                     "fill=\"#fff\" opacity=\".5\"/><polyline fill=\"none\" stroke=\"#1d2330\" stroke-width=\"1.2\" points=\"{}\"/></svg>",
+                     w, h, w, h, esc(tip), w, h, points);
+}
+
 std::string pct(double x) { return x == 0 ? "0" : x < 0.001 ? fmt::format("{:.4f}", x) : fmt::format("{:.3f}", x); }
 
 const char* const kStyle = R"(
@@ -135,7 +162,8 @@ std::string compare_html(const nlohmann::json& r) {
   }
   std::string out = fmt::format("<p>seeds {}..{} per cell, strategy {}. Each cell: the per-run rate of the worst business property ({}), "
                                 "with its 95% Wilson interval (P: the per-run probability); then the median sell-out, orders per second and the buyers' p99 answer time. Colour: green when no run violated one; yellow to red "
-                                "with the rate. Hover a cell for every property.</p>\n",
+                                "with the rate. The small plot is the buyers' answer-time distribution (CDF; it stops below the top by the share "
+                                "that never heard an answer). Hover a cell for every property, the plot for its quantiles.</p>\n",
                                 str(r["seeds"][0]), str(r["seeds"][1]), esc(str(r.value("strategy", nlohmann::json("")))),
                                 "no_oversell, no_duplicate_order, no_lost_order, no_told_wrong, ledger_conservation");
   out += "<div class=\"scroll\"><table class=\"matrix\"><tr><th>design \\ faults</th>";
@@ -186,7 +214,7 @@ std::string compare_html(const nlohmann::json& r) {
                          any ? pct(worst_rate) : "0", rate_colour(worst_rate, any), esc(tip), any ? esc(worst) + " " : "no violation",
                          any ? fmt::format("{}/{}", str(p["count"]), str(p["runs"])) : "", pct(std::max(worst_rate, 0.0)), pct(p["ci95"][0].get<double>()),
                          pct(p["ci95"][1].get<double>()), span(m.value("sell_out_median_ns", nlohmann::json(nullptr))), m.value("orders_per_s", 0.0),
-                         span(m["answer_time_ns"].value("p99", nlohmann::json(nullptr))), link);
+                         span(m["answer_time_ns"].value("p99", nlohmann::json(nullptr))), cdf_svg(m.value("answer_time_cdf", nlohmann::json())) + link);
     }
     out += "</tr>\n";
   }

@@ -543,6 +543,9 @@ if [ -z "$a" ] || [ "$a" != "$b" ] || ! grep -q "^expected: run violated, as $sd
   echo "FAIL: run --emit-scenario did not round-trip ($a vs $b)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 rm -rf "$sdir"
 
+expect 2 "--format: unknown format 'xml' (expected text or json)" run --variant db_conditional_update --format xml
+expect 2 "--format json prints the result; --trace prints the events: pick one" run --variant db_conditional_update --format json --trace text
+
 # Progress: on a terminal, one line on stderr redrawn in place (runs done, violations, time left);
 # through a pipe, nothing extra.
 if "$oversim" check --variant db_conditional_update --seeds 20 2>&1 >/dev/null | grep -q "runs,"; then

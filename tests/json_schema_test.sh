@@ -30,6 +30,11 @@ gen explore-violated 1 explore --variant redis_lock_read_modify_write
 gen explore-incomplete 4 explore --variant redis_lock_read_modify_write --max-executions 3 --properties no_duplicate_order
 gen compare 0 compare --variants db_conditional_update,redlock_conditional,db_decrement_mysql57 --faults none,acquire-pause --seeds 3
 gen hash 0 hash --variants db_conditional_update,redis_lock_read_modify_write --faults none,gc-pause --seeds 2
+# --format json: the same result on stdout, and nothing else there.
+"$oversim" check --variant redis_lock_read_modify_write --faults gc-pause --seeds 5 --format json >"$tmp/stdout-check.json" 2>/dev/null
+[ "$?" = 1 ] || { echo "FAIL: check --format json lost its exit status"; failures=$((failures + 1)); }
+"$oversim" compare --variants db_conditional_update,redis_lock_conditional --faults none,gc-pause --seeds 2 --format json >"$tmp/stdout-compare.json" 2>/dev/null
+"$oversim" run --variant db_conditional_update --format json >"$tmp/stdout-run.json" 2>/dev/null
 "$py" "$here/validate_json.py" "$schema" "$tmp"/*.json || failures=$((failures + 1))
 # Broken on purpose: each must be rejected.
 jq '.verdict.holds = true' "$tmp/check-violated.json" >"$tmp/bad-holds.json"
