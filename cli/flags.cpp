@@ -152,9 +152,13 @@ namespace {
 std::string plan_file_flag(const std::string& text) {
   if (text.size() < 2 || text[0] != '@') return text;
   const std::string path = text.substr(1);
-  std::ifstream in(path);
   std::error_code ec;
-  if (!in || std::filesystem::is_directory(path, ec)) throw UsageError(fmt::format("--faults: cannot read the plan file '{}'", path));
+  // A regular file of reasonable size: '@/dev/zero' or a fifo must not read forever.
+  if (!std::filesystem::is_regular_file(path, ec)) throw UsageError(fmt::format("--faults: cannot read the plan file '{}' (not a regular file)", path));
+  const auto bytes = std::filesystem::file_size(path, ec);
+  if (ec || bytes > (1u << 20)) throw UsageError(fmt::format("--faults: the plan file '{}' is larger than 1 MiB", path));
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("--faults: cannot read the plan file '{}'", path));
   std::string out, line;
   while (std::getline(in, line)) {
     line = line.substr(0, line.find('#'));

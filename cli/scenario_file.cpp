@@ -179,6 +179,8 @@ std::string ScenarioFile::where(const ScenarioEntry& e) const { return fmt::form
 ScenarioFile read_scenario_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw UsageError(fmt::format("{}: no such scenario file", path));
+  const auto bytes = std::filesystem::file_size(path, ec);
+  if (ec || bytes > (1u << 20)) throw UsageError(fmt::format("{}: a scenario file is at most 1 MiB", path));
   return Reader(path).read();
 }
 

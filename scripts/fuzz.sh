@@ -11,7 +11,7 @@ build="${2:-build-asan}"
 # pulls libstdc++ in ahead of it, so the runtime is preloaded to come first.
 asan_so=$(clang++ -print-file-name=libclang_rt.asan-x86_64.so)
 status=0
-for target in fault_plan_fuzz scenario_fuzz; do
+for target in fault_plan_fuzz scenario_fuzz scenario_file_fuzz; do
   bin="$build/fuzz/$target"
   if [ ! -x "$bin" ]; then
     echo "fuzz: $bin is missing (configure with -DOVERSIM_FUZZ=ON and clang++: cmake --preset asan)"

@@ -534,6 +534,7 @@ out=$("$oversim" run --variant db_conditional_update --faults "@$sdir/incident.p
 if ! printf '%s\n' "$out" | grep -q "^oversim run: variant db_conditional_update, seed 1, faults: at 1s crash db; at 2s restart db$"; then
   echo "FAIL: --faults @FILE did not read the plan: $out"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 expect 2 "--faults: cannot read the plan file" run --variant db_conditional_update --faults "@$sdir/none.plan"
+expect 2 "--faults: cannot read the plan file '/dev/zero' (not a regular file)" run --variant db_conditional_update --faults @/dev/zero
 expect 2 "--emit-scenario" run --variant db_conditional_update --emit-scenario "$sdir"
 # run --emit-scenario writes a file that replays to the same trace hash.
 "$oversim" run --variant redis_lock_read_modify_write --faults gc-pause --seed 4 --buyers 6 --trace none --emit-scenario "$sdir/run.toml" >"$sdir/a.txt" 2>/dev/null
