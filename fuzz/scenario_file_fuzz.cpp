@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/app.h"
+#include "fuzz/run_limits.h"
 #include "cli/scenario_file.h"
 #include "properties/checker.h"
 
@@ -54,15 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     cl.parse_or_throw({"run", in});
     if (!cl.is_run()) return 0;
-    // A profile (or PCT) probes the sale by running it: outside a parser fuzzer's budget when
-    // the sale is large (as in scenario_fuzz).
     const auto& flags = cl.run_flags();
-    const oversim::protocols::Workload w = oversim::cli::to_workload(flags.workload);
-    const bool probes = oversim::protocols::is_profile(flags.faults) || flags.strategy.rfind("pct", 0) == 0;
-    if (probes && (w.buyers > 64 || w.skus > 8 || w.app_nodes > 8 || w.max_retries > 3 || w.lock_wait > oversim::sim::Duration::s(5) ||
-                   w.remote_call > oversim::sim::Duration::s(10))) {
-      return 0;
-    }
+    if (oversim::fuzz::probe_too_costly(flags)) return 0;  // fuzz/run_limits.h
     s = oversim::cli::run_scenario(flags);
   } catch (const UsageError&) {
     return 0;  // rejected with a message: fine

@@ -236,8 +236,10 @@ void merge(SweepResult& out, const SweepOptions& options, uint64_t seed, SeedOut
   for (const auto& [result, n] : r.results) out.purchases += n;
   for (const auto& [name, n] : r.counters) out.counters[name] += n;
   out.metrics.merge(r.metrics);
-  if (r.violates(options.asserted)) ++out.violating_runs;
-  if (r.violates(options.asserted) && (!out.first_failing_seed || seed < *out.first_failing_seed)) out.first_failing_seed = seed;
+  if (r.violates(options.asserted)) {
+    ++out.violating_runs;
+    if (!out.first_failing_seed || seed < *out.first_failing_seed) out.first_failing_seed = seed;
+  }
 }
 }  // namespace
 

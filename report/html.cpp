@@ -7,25 +7,12 @@
 #include <fmt/format.h>
 
 #include "report/json.h"
+#include "report/markup.h"
 
 namespace oversim::report {
 namespace {
 
-std::string esc(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string esc(const std::string& s) { return escape_markup(s); }
 
 std::string str(const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
 
@@ -112,10 +99,9 @@ std::string rate_colour(double rate, bool any) {
   return fmt::format("rgb(250,{},{})", g, static_cast<int>(std::lround(120 - 80 * t)));
 }
 
-int counter_ = 0;  // ids for reproduce lines within one page
-
-std::string reproduce_block(const std::string& cmd) {
-  const std::string id = fmt::format("cmd{}", ++counter_);
+// `id`: unique within the page (the counterexample's anchor, or "run").
+std::string reproduce_block(const std::string& cmd, const std::string& anchor) {
+  const std::string id = "cmd-" + anchor;
   return fmt::format("<div class=\"cmdrow\"><pre class=\"cmd\" id=\"{}\">{}</pre><button type=\"button\" onclick=\"oversimCopy('{}', this)\">copy</button></div>\n", id, esc(cmd), id);
 }
 
@@ -127,19 +113,17 @@ std::string verdict_badge(const nlohmann::json& v) {
 
 std::string counterexample_html(const nlohmann::json& cx, const std::string& title, const std::string& anchor) {
   std::string out = fmt::format("<section class=\"counterexample\" id=\"{}\"><h3>{}</h3>\n", esc(anchor), esc(title));
-  const nlohmann::json& sc = cx.value("scenario", nlohmann::json::object());
   out += fmt::format("<p>{} buyers, stock {}, seed {}; faults: <code>{}</code>; {} protocol events; trace hash <code>{}</code></p>\n",
                      str(cx.value("buyers", nlohmann::json(0))), str(cx.value("stock", nlohmann::json(0))), str(cx.value("seed", nlohmann::json(0))),
                      esc(str(cx.value("faults", nlohmann::json("none"))).empty() ? "none" : str(cx.value("faults", nlohmann::json("none")))),
                      str(cx.value("protocol_events", nlohmann::json(0))), esc(str(cx.value("trace_hash", nlohmann::json("")))));
-  (void)sc;
   out += "<ul>\n";
   for (const auto& v : cx.value("violated", nlohmann::json::array())) {
     out += fmt::format("<li><b>{}</b> at {} (step {}): {}</li>\n", esc(str(v["property"])), span(v["at_ns"]), str(v["step"]), esc(str(v["witness"])));
   }
   out += "</ul>\n";
   if (cx.contains("timeline")) out += timeline_svg(cx["timeline"]);
-  out += reproduce_block(str(cx.value("reproduce", nlohmann::json(""))));
+  out += reproduce_block(str(cx.value("reproduce", nlohmann::json(""))), anchor);
   return out + "</section>\n";
 }
 
@@ -302,7 +286,6 @@ std::string timeline_svg(const nlohmann::json& t) {
 std::string render_html(const nlohmann::json& r) {
   if (!r.is_object() || r.value("schema", "") != kSchema) throw std::invalid_argument(fmt::format("not an oversim result of schema {}", kSchema));
   const std::string command = r.value("command", "");
-  counter_ = 0;
   std::string body;
   std::string title = "oversim " + command;
   if (command == "compare") {
@@ -317,7 +300,7 @@ std::string render_html(const nlohmann::json& r) {
     if (r.contains("metrics")) body += fmt::format("<p>{}</p>\n", esc(metrics_line(r["metrics"])));
     if (r.contains("counterexample")) body += "<h2>Counterexample</h2>\n" + counterexample_html(r["counterexample"], "the shortest failing run shown", "cx-1");
     body += "<h2>Properties</h2>\n" + properties_table(r);
-    if (command == "run" && r.contains("timeline")) body += "<h2>Timeline</h2>\n" + timeline_svg(r["timeline"]) + reproduce_block(str(r.value("reproduce", nlohmann::json(""))));
+    if (command == "run" && r.contains("timeline")) body += "<h2>Timeline</h2>\n" + timeline_svg(r["timeline"]) + reproduce_block(str(r.value("reproduce", nlohmann::json(""))), "run");
   } else {
     throw std::invalid_argument(fmt::format("no HTML report for the command '{}'", command));
   }

@@ -1,29 +1,14 @@
 #include "report/junit.h"
 
+#include "report/markup.h"
+
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 namespace oversim::report {
 namespace {
-
-std::string xml(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 allows no control characters but tab, newline and carriage return.
-        if (static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r') out += c;
-    }
-  }
-  return out;
-}
-
+std::string xml(const std::string& s) { return escape_markup(s); }
 }  // namespace
 
 std::string render_junit(const nlohmann::json& r) {

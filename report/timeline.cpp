@@ -16,13 +16,13 @@ std::string field(const sim::TraceEvent& e, const char* key) {
 }
 
 // "r3#1" -> "r3", "r3-c2#1" -> "r3": a buyer's attempts and its clicks again share its lane.
-std::string buyer_of(const sim::TraceEvent& e) {
-  std::string b = field(e, "buyer");
+std::string buyer_lane(std::string b) {
   b = b.substr(0, b.find('#'));
   const size_t click = b.rfind("-c");
   const bool digits = click != std::string::npos && click + 2 < b.size() && b.find_first_not_of("0123456789", click + 2) == std::string::npos;
   return digits ? b.substr(0, click) : b;
 }
+std::string buyer_of(const sim::TraceEvent& e) { return buyer_lane(field(e, "buyer")); }
 
 class Lanes {
  public:
@@ -139,9 +139,7 @@ nlohmann::json timeline_json(const properties::RunResult& run) {
   // A belief never released lasts to the end of the picture.
   for (const auto& [id, h] : held) {
     const std::string buyer = id.substr(0, id.find(' '));
-    sim::TraceEvent named;
-    named.fields.push_back({"buyer", buyer});
-    bars.push_back({{"lane", lanes.buyer(buyer_of(named))}, {"kind", "belief"}, {"from_ns", h.first}, {"to_ns", std::max(end, h.first)},
+    bars.push_back({{"lane", lanes.buyer(buyer_lane(buyer))}, {"kind", "belief"}, {"from_ns", h.first}, {"to_ns", std::max(end, h.first)},
                     {"label", buyer + " believes it holds " + h.second + " (never released)"}});
   }
   for (const auto& [key, o] : open) {
