@@ -361,6 +361,7 @@ int run_command(const RunFlags& f) {
   // Nothing below reads the events when none are shown, and at a sale's scale they are most of
   // the memory (about 400 bytes a step); the hash is computed either way.
   if (f.trace == "none") s.keep_trace = false;
+  s.record_choices = false;  // nothing here replays by choice list; a polling sale draws millions
   RunResult r = properties::run_checked(s);
   const properties::VerdictKind verdict = properties::judge(r, asserted);
   if (!f.emit_scenario.empty()) {

@@ -183,6 +183,7 @@ SeedOutcome build_and_run(Build build) {
     return out;
   }
   s.keep_trace = false;
+  s.record_choices = false;  // a failure found is shrunk from a run of its own
   out.unplaced = s.unplaced;
   try {
     out.run = run_checked(s);
@@ -464,6 +465,7 @@ std::optional<Scenario> search_sales(const Scenario& failing, const ShrinkTarget
       Scenario c = sales[i].scenario;
       c.seed = seed;
       c.keep_trace = false;
+      c.record_choices = false;
       ++runs;
       try {
         if (sales[i].draw) c = protocols::apply_profile(profile, c);

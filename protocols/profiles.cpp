@@ -435,6 +435,7 @@ Probe probe(const Scenario& scenario) {
   if (design == nullptr) throw std::invalid_argument(fmt::format("unknown variant '{}'", scenario.design));
   Scenario s = scenario;
   s.keep_trace = false;
+  s.record_choices = false;
   if (auto problem = scenario_problem(s, *design)) throw std::invalid_argument(*problem);
   const std::string key = probe_key(s);
   if (auto cached = probe_cache().find(key)) return *cached;
@@ -451,7 +452,7 @@ Probe probe(const Scenario& scenario) {
   sim.run();
   for (const auto& [point, n] : sim.world().point_counts()) out.points.emplace(point, n);
   out.window = sim.window();
-  for (const sim::Choice& c : sim.world().choices()) out.decisions += c.kind == sim::ChoiceKind::schedule ? 1 : 0;
+  out.decisions = sim.world().schedule_choices();
   probe_cache().add(key, out);
   return out;
 }

@@ -264,6 +264,7 @@ Simulation::Simulation(const Scenario& scenario, const Design& design, std::uniq
   config.seed = scenario_.seed;
   config.horizon = scenario_.horizon;
   config.keep_trace = scenario_.keep_trace;
+  config.record_choices = scenario_.record_choices;
   config.inline_timers = scenario_.inline_timers;
   std::unique_ptr<sim::Strategy> strategy;
   if (auto pct = parse_schedule(scenario_.schedule)) strategy = std::make_unique<sim::PctStrategy>(scenario_.seed, pct->depth, pct->decisions);

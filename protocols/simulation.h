@@ -112,6 +112,10 @@ struct Scenario {
   Duration settle = Duration::s(5);  // quiet time after faults heal, before "eventually" checks
   Duration horizon = Duration::s(600);
   bool keep_trace = true;
+  // Keep every strategy choice (sim::World::choices) for a replay by choice list: the explorer
+  // and the shrinker need it; a sweep or a plain run does not (a long polling sale draws
+  // millions, and the choice hash is computed either way).
+  bool record_choices = true;
   bool inline_timers = true;  // the kernel's fast path (sim::WorldConfig); off only to compare paths
   // The scheduler: "random", "pct:<depth>:<decisions>" (sim::PctStrategy with that estimate), or
   // "choices:<values>", an exact choice list replayed leniently (sim::ChoicesStrategy): what

@@ -650,6 +650,7 @@ uint64_t World::choose_from(ChoiceKind kind, uint64_t bound, const std::vector<u
   choice_hash_.add(static_cast<uint64_t>(kind));
   choice_hash_.add(bound);
   choice_hash_.add(value);
+  if (kind == ChoiceKind::schedule) ++schedule_choices_;
   if (config_.record_choices) choices_.push_back(Choice{kind, bound, value});
   return value;
 }

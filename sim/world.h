@@ -177,7 +177,9 @@ class World {
   uint64_t random(uint64_t bound) { return choose(ChoiceKind::data, bound); }
   int64_t random_between(int64_t low, int64_t high);
   bool chance(Ratio r);
-  const std::vector<Choice>& choices() const { return choices_; }
+  const std::vector<Choice>& choices() const { return choices_; }  // empty unless record_choices
+  // Scheduling choices made so far (kind schedule), counted whether or not they are recorded.
+  uint64_t schedule_choices() const { return schedule_choices_; }
 
   // ---- fault points (sim/fault_plan.h arms triggered faults on them)
   // The current fiber reached a named point in a protocol, or a model's server fiber an event.
@@ -287,6 +289,7 @@ class World {
   Trace trace_;
   std::vector<std::function<void(const TraceEvent&)>> trace_observers_;
   std::vector<Choice> choices_;
+  uint64_t schedule_choices_ = 0;
   StableHash choice_hash_;
   std::vector<std::function<void(std::string_view, Node*)>> point_observers_;
   std::map<std::string, uint64_t, std::less<>> point_counts_;
