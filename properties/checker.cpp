@@ -473,7 +473,10 @@ std::optional<Scenario> search_sales(const Scenario& failing, const ShrinkTarget
         continue;  // no plan for this seed at this sale: the next seed
       }
       try {
-        if (target.kept_by(run_checked(c))) return c;
+        if (target.kept_by(run_checked(c))) {
+          c.record_choices = true;  // the shrinker replays it by choice list from here on
+          return c;
+        }
       } catch (const std::exception&) {
         // A plan naming a node this smaller sale lacks: drop the sale.
         sales.erase(sales.begin() + static_cast<std::ptrdiff_t>(i));
@@ -520,6 +523,7 @@ Scenario shrink(const Scenario& failing, const std::vector<std::string>& propert
     ++runs;
     Scenario s = candidate;
     s.keep_trace = false;
+    s.record_choices = true;  // an accepted run's choice list is what shrinks next
     try {
       return run_checked(s);
     } catch (const std::exception&) {

@@ -130,6 +130,7 @@ ExploreResult explore(const ExploreOptions& options) {
   ExploreResult out;
   Scenario s = options.base;
   s.keep_trace = false;
+  s.record_choices = true;  // every execution's choices are the tree it walks
   s.fault_choices = protocols::FaultChoices{options.points, {}, options.max_faults};
   const sim::Quantities q = protocols::quantities(s.workload);
   for (const sim::Fault& f : options.faults) {

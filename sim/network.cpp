@@ -175,20 +175,33 @@ void Network::transmit(Message m, Duration extra) {
   }
   // A reply touches only the fiber waiting for it (and the network's table of calls, whose
   // entries are independent); a request, the destination's mailbox and whoever waits on it then.
+  // A delivery wakes at most the caller waiting for the reply, or the mailbox's first waiter:
+  // the scheduler may run it without a trip through the dispatcher (World::allow_inline).
+  const bool is_reply = m.is_reply;
+  const uint64_t rpc_id = m.rpc_id;
+  const Mailbox* box = is_reply ? nullptr : &world_.nodes()[m.to]->mailbox(m.port);
+  TimerId timer = 0;
   if (!world_.wants_footprints()) {
-    world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); });
-    return;
-  }
-  if (m.is_reply) {
+    timer = world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); });
+  } else if (is_reply) {
     Footprint to_waiter = Footprint::node(m.to);
     auto it = pending_.find(m.rpc_id);
     if (it != pending_.end() && it->second->waiter != nullptr) to_waiter = it->second->waiter->footprint;
-    world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); }, to_waiter);
-    return;
+    timer = world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); }, to_waiter);
+  } else {
+    timer = world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); }, into_mailbox(*box), &mailbox_footprint, box);
   }
-  const Mailbox* box = &world_.nodes()[m.to]->mailbox(m.port);
-  world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); }, into_mailbox(*box), &mailbox_footprint, box);
+  if (is_reply) world_.allow_inline(timer, &reply_waiter, this, rpc_id);
+  else world_.allow_inline(timer, &mailbox_waiter, box, 0);
 }
+
+const FiberRecord* Network::reply_waiter(const void* network, uint64_t rpc_id) {
+  const auto& pending = static_cast<const Network*>(network)->pending_;
+  auto it = pending.find(rpc_id);
+  return it == pending.end() ? nullptr : it->second->waiter;
+}
+
+const FiberRecord* Network::mailbox_waiter(const void* box, uint64_t) { return static_cast<const Mailbox*>(box)->waiter(); }
 
 Footprint Network::into_mailbox(const Mailbox& box) {
   Footprint f;

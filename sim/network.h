@@ -154,6 +154,8 @@ class Network {
   Duration draw_latency(NodeId from, NodeId to);
   static Footprint into_mailbox(const Mailbox& box);
   static Footprint mailbox_footprint(const void* arg, const Footprint& fixed);
+  static const FiberRecord* reply_waiter(const void* network, uint64_t rpc_id);
+  static const FiberRecord* mailbox_waiter(const void* box, uint64_t unused);
 
   World& world_;
   NetworkConfig config_;

@@ -99,9 +99,13 @@ class SimAlgorithm final : public boost::fibers::algo::algorithm_with_properties
     // order of events and strategy choices is exactly what the dispatcher path would produce.
     // Not on yield(): the yielding fiber is re-queued only after this call returns, so it is
     // still runnable and time must not move.
+    // A delivery callback that wakes nobody (a message into a mailbox nobody waits on) leaves
+    // nothing ready: the next timer is fired the same way, as the dispatcher would.
     if (world_.config_.inline_timers && ready_.empty() && main_ == nullptr &&
         (world_.current_ == nullptr || world_.current_->parked)) {
-      world_.fire_next_fiber_timer_inline();
+      const FiberRecord* suspending = world_.current_;
+      while (ready_.empty() && world_.fire_next_timer_inline(suspending)) {
+      }
     }
     while (!ready_.empty()) {
       if (!world_.stopping_ && world_.steps_ >= world_.config_.max_steps) {
@@ -464,6 +468,7 @@ uint32_t World::add_timer(Instant when, FiberRecord* fiber, std::function<void()
   s.footprint = fiber != nullptr ? fiber->footprint : Footprint::everything();
   s.dynamic = nullptr;
   s.dynamic_arg = nullptr;
+  s.wake_target = nullptr;
   timer_heap_.push_back(TimerEntry{when, seq, slot});
   ++timer_heap_pushes_;
   std::push_heap(timer_heap_.begin(), timer_heap_.end(), [](const TimerEntry& a, const TimerEntry& b) { return later(a, b); });
@@ -508,13 +513,23 @@ TimerId World::at(Instant when, std::function<void()> callback, Footprint footpr
   return (seq << kSlotBits) | slot;
 }
 
+void World::allow_inline(TimerId id, WakeTarget target, const void* owner, uint64_t key) {
+  const auto slot = static_cast<uint32_t>(id & kSlotMask);
+  const uint64_t seq = id >> kSlotBits;
+  if (slot >= timer_slots_.size() || timer_slots_[slot].seq != seq || seq == 0) return;
+  TimerSlot& t = timer_slots_[slot];
+  t.wake_target = target;
+  t.wake_owner = owner;
+  t.wake_key = key;
+}
+
 void World::cancel_timer(TimerId id) {
   const auto slot = static_cast<uint32_t>(id & kSlotMask);
   const uint64_t seq = id >> kSlotBits;
   if (slot < timer_slots_.size() && timer_slots_[slot].seq == seq && seq != 0) release_timer_slot(slot);
 }
 
-bool World::fire_next_fiber_timer_inline() {
+bool World::fire_next_timer_inline(const FiberRecord* suspending) {
   if (stop_requested_ || stopping_) return false;
   auto alive = [&](const TimerEntry& e) { return timer_slots_[e.slot].seq == e.seq; };
   auto cmp = [](const TimerEntry& a, const TimerEntry& b) { return later(a, b); };
@@ -530,10 +545,31 @@ bool World::fire_next_fiber_timer_inline() {
   for (size_t child = 1; child <= 2 && child < timer_heap_.size(); ++child) {
     if (timer_heap_[child].at == top.at) return false;
   }
-  FiberRecord* fiber = timer_slots_[top.slot].fiber;
-  // Callbacks may crash nodes or spawn; waking the suspending fiber itself would resume the
-  // running context. Both go through the dispatcher.
-  if (fiber == nullptr || fiber == current_) return false;
+  TimerSlot& slot = timer_slots_[top.slot];
+  FiberRecord* fiber = slot.fiber;
+  if (fiber == nullptr) {
+    // A callback: only one that says whom it wakes, and not the suspending fiber (resuming the
+    // running context is impossible; the dispatcher handles that case). Other callbacks may
+    // crash nodes or spawn: they go through the dispatcher.
+    if (slot.wake_target == nullptr) return false;
+    if (suspending != nullptr && slot.wake_target(slot.wake_owner, slot.wake_key) == suspending) return false;
+    std::pop_heap(timer_heap_.begin(), timer_heap_.end(), cmp);
+    timer_heap_.pop_back();
+    now_ = top.at;
+    std::function<void()> callback = std::move(slot.callback);
+    release_timer_slot(top.slot);
+    ++inline_timer_fires_;
+    current_ = nullptr;  // as in the dispatcher: a callback runs on no fiber's behalf
+    try {
+      callback();
+    } catch (const std::exception& e) {
+      if (!failure_) failure_ = fmt::format("timer callback at {} threw: {}", format_instant(now_), e.what());
+      request_stop(RunStatus::completed, "");
+    }
+    return true;
+  }
+  // Waking the suspending fiber itself would resume the running context: the dispatcher.
+  if (fiber == suspending) return false;
   std::pop_heap(timer_heap_.begin(), timer_heap_.end(), cmp);
   timer_heap_.pop_back();
   now_ = top.at;

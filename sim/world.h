@@ -165,6 +165,13 @@ class World {
   using DynamicFootprint = Footprint (*)(const void* arg, const Footprint& fixed);
   TimerId at(Instant when, std::function<void()> callback, Footprint footprint, DynamicFootprint dynamic = nullptr, const void* dynamic_arg = nullptr);
   TimerId after(Duration delay, std::function<void()> callback) { return at(now_ + delay, std::move(callback)); }
+  // Lets the scheduler's fast path run this pending callback from inside a switch (see
+  // pick_next) instead of through Boost's dispatcher. Only for a callback that wakes at most
+  // the one fiber `target(owner, key)` names at the moment it fires (or nobody), and does
+  // nothing else a fiber could observe before that: no spawn, no crash, no point reached. The
+  // network's deliveries qualify. Same run either way: tests/fast_path_test compares.
+  using WakeTarget = const FiberRecord* (*)(const void* owner, uint64_t key);
+  void allow_inline(TimerId id, WakeTarget target, const void* owner, uint64_t key);
   void cancel_timer(TimerId id);
   // Timers pushed onto the heap so far: once per timer (ties are not re-pushed). For tests and
   // benchmarks of the timer queue's cost.
@@ -253,6 +260,9 @@ class World {
     DynamicFootprint dynamic = nullptr;
     const void* dynamic_arg = nullptr;
     uint32_t tie_index = UINT32_MAX;  // its place in ties_, while it is one of them
+    WakeTarget wake_target = nullptr;  // set by allow_inline
+    const void* wake_owner = nullptr;
+    uint64_t wake_key = 0;
   };
   struct TimerEntry {
     Instant at;
@@ -271,7 +281,7 @@ class World {
   void remove_tie(uint32_t index);
   // Called by the scheduler when nothing is ready. Fires one timer or ends the run.
   void advance();
-  bool fire_next_fiber_timer_inline();
+  bool fire_next_timer_inline(const FiberRecord* suspending);
   void on_pick(FiberRecord* rec);
   uint64_t choose_from(ChoiceKind kind, uint64_t bound, const std::vector<uint64_t>* fiber_ids, const std::vector<Footprint>* footprints = nullptr);
   void request_stop(RunStatus status, std::string detail);

@@ -144,7 +144,9 @@ void RedisServer::serve() {
 
 void RedisServer::reply(const sim::Message& request, const Command& command, const Reply& r) {
   std::string text = to_string(r);
-  world_.trace_at(&node_, "redis", {{"cmd", to_string(command)}, {"reply", text},
+  // The request's summary is the command as the client wrote it (RedisClient sends
+  // to_string(command)): not formatted a second time.
+  world_.trace_at(&node_, "redis", {{"cmd", request.summary.empty() ? to_string(command) : request.summary}, {"reply", text},
                                     {"from", node_by_id(request.from).name()}});
   world_.network().reply(node_, request, r, std::move(text));
 }
