@@ -12,6 +12,7 @@
 
 #include "sim/asan_fibers.h"
 #include "sim/network.h"
+#include "sim/stacks.h"
 #include "sim/sync.h"
 
 namespace oversim::sim {
@@ -19,8 +20,8 @@ namespace oversim::sim {
 namespace {
 thread_local World* t_current_world = nullptr;
 
-constexpr uint64_t kSlotBits = 24;
-constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
+constexpr uint64_t kSlotBits = TimerEntry::kSlotBits;
+constexpr uint64_t kSlotMask = TimerEntry::kSlotMask;
 
 size_t default_stack_bytes() {
 #if defined(OVERSIM_SANITIZE) || !defined(NDEBUG)
@@ -38,7 +39,7 @@ using boost::fibers::context;
 // of fibers Boost has not yet released stay valid after the world is gone.
 struct World::Stacks {
   explicit Stacks(size_t bytes) : pool(bytes) {}
-  boost::fibers::pooled_fixedsize_stack pool;
+  PooledStacks pool;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -442,13 +443,6 @@ void World::wake(FiberRecord* rec, WakeReason reason) {
 
 // ---- timers --------------------------------------------------------------------------------
 
-namespace {
-bool later(const auto& a, const auto& b) {
-  if (a.at != b.at) return a.at > b.at;
-  return a.seq > b.seq;
-}
-}  // namespace
-
 uint32_t World::add_timer(Instant when, FiberRecord* fiber, std::function<void()> callback, uint64_t& seq_out) {
   if (when < now_) when = now_;
   uint32_t slot = 0;
@@ -460,6 +454,7 @@ uint32_t World::add_timer(Instant when, FiberRecord* fiber, std::function<void()
     slot = static_cast<uint32_t>(timer_slots_.size());
     timer_slots_.emplace_back();
   }
+  if (next_timer_seq_ > TimerEntry::kMaxSeq) fatal("more than 2^40 timers in one run");
   const uint64_t seq = next_timer_seq_++;
   TimerSlot& s = timer_slots_[slot];
   s.seq = seq;
@@ -469,9 +464,8 @@ uint32_t World::add_timer(Instant when, FiberRecord* fiber, std::function<void()
   s.dynamic = nullptr;
   s.dynamic_arg = nullptr;
   s.wake_target = nullptr;
-  timer_heap_.push_back(TimerEntry{when, seq, slot});
+  timer_heap_.push(TimerEntry(when, seq, slot));
   ++timer_heap_pushes_;
-  std::push_heap(timer_heap_.begin(), timer_heap_.end(), [](const TimerEntry& a, const TimerEntry& b) { return later(a, b); });
   ++live_timers_;
   seq_out = seq;
   return slot;
@@ -488,10 +482,10 @@ void World::release_timer_slot(uint32_t slot) {
 }
 
 void World::remove_tie(uint32_t index) {
-  timer_slots_[ties_[index].slot].tie_index = UINT32_MAX;
+  timer_slots_[ties_[index].slot()].tie_index = UINT32_MAX;
   if (index + 1 != ties_.size()) {
     ties_[index] = ties_.back();
-    timer_slots_[ties_[index].slot].tie_index = index;
+    timer_slots_[ties_[index].slot()].tie_index = index;
   }
   ties_.pop_back();
 }
@@ -531,21 +525,14 @@ void World::cancel_timer(TimerId id) {
 
 bool World::fire_next_timer_inline(const FiberRecord* suspending) {
   if (stop_requested_ || stopping_) return false;
-  auto alive = [&](const TimerEntry& e) { return timer_slots_[e.slot].seq == e.seq; };
-  auto cmp = [](const TimerEntry& a, const TimerEntry& b) { return later(a, b); };
-  while (!timer_heap_.empty() && !alive(timer_heap_.front())) {
-    std::pop_heap(timer_heap_.begin(), timer_heap_.end(), cmp);
-    timer_heap_.pop_back();
-  }
+  auto alive = [&](const TimerEntry& e) { return timer_slots_[e.slot()].seq == e.seq(); };
+  while (!timer_heap_.empty() && !alive(timer_heap_.top())) timer_heap_.pop();
   if (timer_heap_.empty() || !ties_.empty()) return false;
-  const TimerEntry top = timer_heap_.front();
+  const TimerEntry top = timer_heap_.top();
   if (top.at > Instant::zero() + config_.horizon) return false;
-  // A tie needs a strategy choice: leave it to advance(). The second-smallest entry is one of
-  // the root's children.
-  for (size_t child = 1; child <= 2 && child < timer_heap_.size(); ++child) {
-    if (timer_heap_[child].at == top.at) return false;
-  }
-  TimerSlot& slot = timer_slots_[top.slot];
+  // A tie needs a strategy choice: leave it to advance().
+  if (timer_heap_.top_is_tied()) return false;
+  TimerSlot& slot = timer_slots_[top.slot()];
   FiberRecord* fiber = slot.fiber;
   if (fiber == nullptr) {
     // A callback: only one that says whom it wakes, and not the suspending fiber (resuming the
@@ -553,11 +540,10 @@ bool World::fire_next_timer_inline(const FiberRecord* suspending) {
     // crash nodes or spawn: they go through the dispatcher.
     if (slot.wake_target == nullptr) return false;
     if (suspending != nullptr && slot.wake_target(slot.wake_owner, slot.wake_key) == suspending) return false;
-    std::pop_heap(timer_heap_.begin(), timer_heap_.end(), cmp);
-    timer_heap_.pop_back();
+    timer_heap_.pop();
     now_ = top.at;
     std::function<void()> callback = std::move(slot.callback);
-    release_timer_slot(top.slot);
+    release_timer_slot(top.slot());
     ++inline_timer_fires_;
     current_ = nullptr;  // as in the dispatcher: a callback runs on no fiber's behalf
     try {
@@ -570,10 +556,9 @@ bool World::fire_next_timer_inline(const FiberRecord* suspending) {
   }
   // Waking the suspending fiber itself would resume the running context: the dispatcher.
   if (fiber == suspending) return false;
-  std::pop_heap(timer_heap_.begin(), timer_heap_.end(), cmp);
-  timer_heap_.pop_back();
+  timer_heap_.pop();
   now_ = top.at;
-  release_timer_slot(top.slot);
+  release_timer_slot(top.slot());
   fiber->timer_slot = UINT32_MAX;
   ++inline_timer_fires_;
   wake(fiber, WakeReason::timed_out);
@@ -593,32 +578,20 @@ void World::advance() {
     wake_main();
     return;
   }
-  auto cmp = [](const TimerEntry& a, const TimerEntry& b) { return later(a, b); };
-  auto pop = [&] {
-    std::pop_heap(timer_heap_.begin(), timer_heap_.end(), cmp);
-    TimerEntry e = timer_heap_.back();
-    timer_heap_.pop_back();
-    return e;
-  };
-  auto alive = [&](const TimerEntry& e) { return timer_slots_[e.slot].seq == e.seq; };
-  while (!timer_heap_.empty() && !alive(timer_heap_.front())) pop();
+  auto pop = [&] { return timer_heap_.pop(); };
+  auto alive = [&](const TimerEntry& e) { return timer_slots_[e.slot()].seq == e.seq(); };
+  while (!timer_heap_.empty() && !alive(timer_heap_.top())) pop();
   if (timer_heap_.empty() && ties_.empty()) {
     request_stop(RunStatus::deadlock, deadlock_report());
     return;
   }
-  const Instant at = !ties_.empty() ? now_ : timer_heap_.front().at;
+  const Instant at = !ties_.empty() ? now_ : timer_heap_.top().at;
   if (at > Instant::zero() + config_.horizon) {
     now_ = Instant::zero() + config_.horizon;
     request_stop(RunStatus::horizon, fmt::format("virtual-time horizon of {} reached\n{}", format_duration(config_.horizon), deadlock_report()));
     return;
   }
-  // The second-smallest entry of a heap is one of the root's children.
-  auto root_has_tie = [&] {
-    for (size_t child = 1; child <= 2 && child < timer_heap_.size(); ++child) {
-      if (timer_heap_[child].at == at) return true;
-    }
-    return false;
-  };
+  auto root_has_tie = [&] { return timer_heap_.top_is_tied(); };
   TimerEntry chosen{};
   if (ties_.empty() && !root_has_tie()) {
     chosen = pop();
@@ -626,17 +599,17 @@ void World::advance() {
     // Simultaneous timers: the strategy decides which fires first; the rest stay tied. Timers
     // due now that are not yet among the ties (the first advance at this instant, or timers a
     // callback added for now_) join them first.
-    while (!timer_heap_.empty() && timer_heap_.front().at == at) {
+    while (!timer_heap_.empty() && timer_heap_.top().at == at) {
       const TimerEntry e = pop();
       if (!alive(e)) continue;
-      timer_slots_[e.slot].tie_index = static_cast<uint32_t>(ties_.size());
+      timer_slots_[e.slot()].tie_index = static_cast<uint32_t>(ties_.size());
       ties_.push_back(e);
     }
     size_t index = 0;
     if (ties_.size() > 1 && strategy_wants_footprints_) {
       footprints_.clear();
       for (const TimerEntry& e : ties_) {
-        const TimerSlot& t = timer_slots_[e.slot];
+        const TimerSlot& t = timer_slots_[e.slot()];
         footprints_.push_back(t.dynamic != nullptr ? t.dynamic(t.dynamic_arg, t.footprint) : t.footprint);
       }
       index = static_cast<size_t>(choose_from(ChoiceKind::timer, ties_.size(), nullptr, &footprints_));
@@ -647,10 +620,10 @@ void World::advance() {
     remove_tie(static_cast<uint32_t>(index));
   }
   now_ = at;
-  TimerSlot& slot = timer_slots_[chosen.slot];
+  TimerSlot& slot = timer_slots_[chosen.slot()];
   FiberRecord* fiber = slot.fiber;
   std::function<void()> callback = std::move(slot.callback);
-  release_timer_slot(chosen.slot);
+  release_timer_slot(chosen.slot());
   if (fiber != nullptr) {
     fiber->timer_slot = UINT32_MAX;
     wake(fiber, WakeReason::timed_out);

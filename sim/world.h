@@ -29,6 +29,7 @@
 #include "sim/prng.h"
 #include "sim/strategy.h"
 #include "sim/time.h"
+#include "sim/timer_heap.h"
 #include "sim/trace.h"
 
 namespace boost::fibers { class context; }
@@ -264,12 +265,6 @@ class World {
     const void* wake_owner = nullptr;
     uint64_t wake_key = 0;
   };
-  struct TimerEntry {
-    Instant at;
-    uint64_t seq;
-    uint32_t slot;
-  };
-
   uint64_t spawn_fiber(Node* node, std::string name, std::function<void()> body, bool daemon, uint32_t group, uint64_t touches);
   void fiber_main(FiberRecord* rec, const std::function<void()>& body);
   void link_fiber(FiberRecord* rec);
@@ -322,7 +317,7 @@ class World {
 
   std::vector<TimerSlot> timer_slots_;
   std::vector<uint32_t> free_slots_;
-  std::vector<TimerEntry> timer_heap_;
+  TimerHeap timer_heap_;
   // The live timers due at now_ that the strategy picks among, one per advance(): taken out of
   // the heap once, so n simultaneous timers (n faults at one instant) cost O(n log n), not n².
   // A timer released while waiting here leaves at once, so every entry is live.
