@@ -185,8 +185,8 @@ void Network::transmit(Message m, Duration extra) {
     timer = world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); });
   } else if (is_reply) {
     Footprint to_waiter = Footprint::node(m.to);
-    auto it = pending_.find(m.rpc_id);
-    if (it != pending_.end() && it->second->waiter != nullptr) to_waiter = it->second->waiter->footprint;
+    const PendingCall* pending = pending_.find(m.rpc_id);
+    if (pending != nullptr && pending->waiter != nullptr) to_waiter = pending->waiter->footprint;
     timer = world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); }, to_waiter);
   } else {
     timer = world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); }, into_mailbox(*box), &mailbox_footprint, box);
@@ -196,9 +196,8 @@ void Network::transmit(Message m, Duration extra) {
 }
 
 const FiberRecord* Network::reply_waiter(const void* network, uint64_t rpc_id) {
-  const auto& pending = static_cast<const Network*>(network)->pending_;
-  auto it = pending.find(rpc_id);
-  return it == pending.end() ? nullptr : it->second->waiter;
+  const PendingCall* call = static_cast<const Network*>(network)->pending_.find(rpc_id);
+  return call == nullptr ? nullptr : call->waiter;
 }
 
 const FiberRecord* Network::mailbox_waiter(const void* box, uint64_t) { return static_cast<const Mailbox*>(box)->waiter(); }
@@ -235,10 +234,9 @@ void Network::deliver(Message m) {
     return;
   }
   if (m.is_reply) {
-    auto it = pending_.find(m.rpc_id);
-    if (it == pending_.end()) return;  // the caller gave up (timeout) or died: a late reply
-    PendingCall* call = it->second;
-    pending_.erase(it);
+    PendingCall* call = pending_.find(m.rpc_id);
+    if (call == nullptr) return;  // the caller gave up (timeout) or died: a late reply
+    pending_.erase(m.rpc_id);
     call->done = true;
     call->body = std::move(m.body);
     world_.wake(call->waiter, WakeReason::woken);
@@ -254,7 +252,7 @@ RpcResult<std::any> Network::call(Node& from, Node& to, const std::string& port,
   PendingCall call;
   call.waiter = me;
   const uint64_t rpc_id = next_rpc_id_++;
-  pending_[rpc_id] = &call;
+  pending_.put(rpc_id, &call);
   struct Forget {
     Network& net;
     uint64_t id;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "sim/distribution.h"
+#include "sim/id_table.h"
 #include "sim/node.h"
 #include "sim/prng.h"
 #include "sim/sync.h"
@@ -168,7 +169,7 @@ class Network {
   };
   std::map<std::pair<NodeId, NodeId>, HeldLink> held_;
   std::map<std::pair<NodeId, NodeId>, Instant> last_arrival_;
-  std::map<uint64_t, PendingCall*> pending_;
+  IdTable<PendingCall> pending_;
   uint64_t next_message_id_ = 1;
   uint64_t next_rpc_id_ = 1;
   uint64_t sent_ = 0;
