@@ -18,6 +18,9 @@ namespace {
 // `oversim run --trace none|cut` and `check --jobs 1`, the larger of the figures at 2,000, 5,000 and
 // 20,000 buyers): by the sale's lock service, or none. A lock service keeps polling and
 // heartbeating while faults keep a run going, so its cost grows with that virtual time too.
+// Resident bytes per buyer re-measured 2026-12-05 (issue 31: fiber stacks from sim/stacks, no
+// choice list kept by run and sweeps) at 20,000 buyers with the default sale and at 100,000
+// buyers on 16 app nodes (db_conditional_update 18 KiB, article_recipe 28 KiB), with headroom.
 struct ServiceCost {
   const char* service;
   double small_run_s;           // a run of the default sale (20 buyers): the floor
@@ -30,10 +33,10 @@ struct ServiceCost {
 constexpr double kKiB = 1024;
 constexpr double kMiB = 1024 * 1024;
 constexpr ServiceCost kCosts[] = {
-    {"", 0.0007, 130e-6, 32 * kKiB, 2 * kKiB, 0, 0},
-    {"redis", 0.003, 830e-6, 52 * kKiB, 28 * kKiB, 0.23, 18 * kMiB},
-    {"redlock", 0.005, 1100e-6, 55 * kKiB, 90 * kKiB, 0.07, 8 * kMiB},
-    {"zookeeper", 0.0027, 220e-6, 39 * kKiB, 4 * kKiB, 0.41, 44 * kMiB},
+    {"", 0.0007, 130e-6, 20 * kKiB, 2 * kKiB, 0, 0},
+    {"redis", 0.003, 830e-6, 30 * kKiB, 28 * kKiB, 0.23, 18 * kMiB},
+    {"redlock", 0.005, 1100e-6, 24 * kKiB, 90 * kKiB, 0.07, 8 * kMiB},
+    {"zookeeper", 0.0027, 220e-6, 26 * kKiB, 4 * kKiB, 0.41, 44 * kMiB},
 };
 constexpr double kDefaultBuyers = 20;        // the sale small_run_s was measured with
 constexpr double kProcessBytes = 8 * kMiB;  // the process before any run

@@ -494,10 +494,10 @@ if [ -z "$a" ] || [ "$a" != "$b" ]; then echo "FAIL: flags noted as changing not
 # before anything runs, unless --force; a large one under them says what it will cost.
 expect 2 "past the limit of 2.0h of CPU (docs/guide.md#limits)" compare --seeds 100000
 expect 2 "past the limit of 2.0h of CPU (docs/guide.md#limits); ask for less, or add --force to run it anyway" check --variant redis_lock_conditional --faults gc-pause --seeds 1000000
-expect 2 "(the costliest: 100000 buyers on redis_lock_conditional): past the limit of 4.0 GiB of memory" run --variant redis_lock_conditional --buyers 100000 --trace none
+expect 2 "(the costliest: 100000 buyers on redis_lock_conditional): past the limit of 4.0 GiB of memory" run --variant redis_lock_conditional --buyers 100000 --trace text
 expect 2 "(the costliest: 20 buyers on zk_lock_conditional, 700.0h of virtual time after the sale): past the limit of 4.0 GiB of memory" run --variant zk_lock_conditional --faults 'at 700h crash db; at 700h restart db' --horizon 720h
 expect 0 - run --variant db_conditional_update --faults 'at 700h crash db; at 700h restart db' --horizon 720h --trace none
-err=$("$oversim" run --variant redis_lock_conditional --buyers 100000 --trace none --force --horizon 1s --faults 'at 2s crash db' 2>&1 >/dev/null); status=$?
+err=$("$oversim" run --variant redis_lock_conditional --buyers 100000 --trace text --force --horizon 1s --faults 'at 2s crash db' 2>&1 >/dev/null); status=$?
 if [ "$status" != 2 ] || ! printf '%s\n' "$err" | head -1 | grep -q 'past the limit of 4.0 GiB of memory, run anyway (--force)$' || ! printf '%s\n' "$err" | grep -q "comes at or after the run's horizon"; then
   echo "FAIL: --force did not take the request past the memory limit to the command's own checks (exit $status): $err"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 err=$(timeout -s KILL 3 "$oversim" check --variant db_conditional_update --seeds 1000000 2>&1 >/dev/null)
