@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
+#include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -56,21 +59,28 @@ std::string list_ids(const std::vector<const db::OrderRow*>& orders, size_t limi
 }
 
 std::optional<std::string> no_oversell(const Simulation& s) {
-  const auto orders = s.db().committed_orders();
-  const auto by_sku = orders_by_sku(orders);
+  // Re-checked after every commit: count without copying or grouping the orders, and name them
+  // only when a SKU is oversold.
+  const std::vector<const db::OrderRow*> orders = s.db().committed_order_rows();
+  std::map<std::string_view, int64_t> sold_by_sku;
+  for (const db::OrderRow* o : orders) ++sold_by_sku[o->sku];
   for (const std::string& sku : s.skus()) {
     const int64_t initial = s.initial_stock(sku);
     const auto row = s.db().committed_stock(sku);
     const int64_t available = row ? row->available : 0;
-    auto it = by_sku.find(sku);
-    const auto sold = it == by_sku.end() ? 0 : static_cast<int64_t>(it->second.size());
+    auto it = sold_by_sku.find(sku);
+    const int64_t sold = it == sold_by_sku.end() ? 0 : it->second;
     if (sold > initial) {
+      std::vector<const db::OrderRow*> of_sku;
+      for (const db::OrderRow* o : orders) {
+        if (o->sku == sku) of_sku.push_back(o);
+      }
       return fmt::format("{}: {} orders committed for an initial stock of {} (available={}; orders {})", sku, sold, initial, available,
-                         list_ids(it->second));
+                         list_ids(of_sku));
     }
     if (available < 0) return fmt::format("{}: available={} below zero", sku, available);
     int64_t acked = 0;
-    std::set<std::string> acked_orders;
+    std::set<std::string_view> acked_orders;
     for (const auto& ack : s.history().acks) {
       if (ack.sku == sku && acked_orders.insert(ack.order_id).second) ++acked;
     }
@@ -79,19 +89,33 @@ std::optional<std::string> no_oversell(const Simulation& s) {
   return std::nullopt;
 }
 
+// The first group (by its text, as a map of the formatted keys would list it) of orders sharing
+// a key, found by a stable sort of pointers: no key is formatted unless it is shared.
+template <class Key, class Text>
+std::optional<std::pair<std::string, std::vector<const db::OrderRow*>>> first_shared(std::vector<const db::OrderRow*> orders, Key key, Text text) {
+  std::stable_sort(orders.begin(), orders.end(), [&](const db::OrderRow* a, const db::OrderRow* b) { return key(*a) < key(*b); });
+  std::optional<std::pair<std::string, std::vector<const db::OrderRow*>>> best;
+  for (size_t i = 0; i < orders.size();) {
+    size_t j = i + 1;
+    while (j < orders.size() && key(*orders[j]) == key(*orders[i])) ++j;
+    if (j - i > 1) {
+      std::string t = text(*orders[i]);
+      if (!best || t < best->first) best.emplace(std::move(t), std::vector<const db::OrderRow*>(orders.begin() + static_cast<std::ptrdiff_t>(i), orders.begin() + static_cast<std::ptrdiff_t>(j)));
+    }
+    i = j;
+  }
+  return best;
+}
+
 std::optional<std::string> no_duplicate_order(const Simulation& s) {
-  std::map<std::string, std::vector<const db::OrderRow*>> by_buyer, by_request;
-  const auto orders = s.db().committed_orders();
-  for (const auto& [id, o] : orders) {
-    by_buyer[fmt::format("user={} sku={} activity={}", o.user, o.sku, o.activity)].push_back(&o);
-    by_request[o.request_id].push_back(&o);
-  }
-  for (const auto& [key, list] : by_buyer) {
-    if (list.size() > 1) return fmt::format("{} has {} orders ({})", key, list.size(), list_ids(list));
-  }
-  for (const auto& [key, list] : by_request) {
-    if (list.size() > 1) return fmt::format("request {} made {} orders ({})", key, list.size(), list_ids(list));
-  }
+  const std::vector<const db::OrderRow*> orders = s.db().committed_order_rows();
+  auto by_buyer = first_shared(
+      orders, [](const db::OrderRow& o) { return std::tie(o.user, o.sku, o.activity); },
+      [](const db::OrderRow& o) { return fmt::format("user={} sku={} activity={}", o.user, o.sku, o.activity); });
+  if (by_buyer) return fmt::format("{} has {} orders ({})", by_buyer->first, by_buyer->second.size(), list_ids(by_buyer->second));
+  auto by_request = first_shared(
+      orders, [](const db::OrderRow& o) { return std::tie(o.request_id); }, [](const db::OrderRow& o) { return o.request_id; });
+  if (by_request) return fmt::format("request {} made {} orders ({})", by_request->first, by_request->second.size(), list_ids(by_request->second));
   return std::nullopt;
 }
 

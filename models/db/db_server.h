@@ -119,6 +119,7 @@ class DbServer {
     return state_.committed_stock(sku);
   }
   std::map<std::string, OrderRow> committed_orders() const { return state_.committed_orders(); }
+  std::vector<const OrderRow*> committed_order_rows() const { return state_.committed_order_rows(); }
   std::vector<LedgerRow> committed_ledger() const { return state_.committed_ledger(); }
   size_t sessions() const { return sessions_.size(); }
   // Called after every commit that made writes visible (one hook; the sale uses it to note when

@@ -770,6 +770,13 @@ std::map<std::string, OrderRow> DbState::committed_orders() const {
   return out;
 }
 
+std::vector<const OrderRow*> DbState::committed_order_rows() const {
+  std::vector<const OrderRow*> out;
+  out.reserve(orders_.size());
+  for (const auto& [order_id, versions] : orders_) out.push_back(&versions.list.back().second);
+  return out;
+}
+
 std::vector<LedgerRow> DbState::committed_ledger() const {
   std::vector<LedgerRow> out;
   out.reserve(ledger_.size());

@@ -301,6 +301,9 @@ class DbState {
   std::optional<StockRow> committed_stock(const std::string& sku) const;
   std::map<std::string, StockRow> committed_stock() const;
   std::map<std::string, OrderRow> committed_orders() const;  // by order_id
+  // The same rows without copying them (valid until the state next changes), by order_id: the
+  // always-properties read them after every commit.
+  std::vector<const OrderRow*> committed_order_rows() const;
   std::vector<LedgerRow> committed_ledger() const;           // in commit order
   std::vector<TxnId> in_flight() const;                      // Active and Failed, by id
   std::optional<TxnState> state(TxnId txn) const;            // nullopt once ended
