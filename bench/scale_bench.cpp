@@ -54,13 +54,10 @@ BENCHMARK_CAPTURE(BM_LargeSaleAtScale, article_recipe, "article_recipe")
 void BM_PollingSale(benchmark::State& state, const char* design) {
   uint64_t steps = 0;
   for (auto _ : state) {
-    protocols::Scenario s;
-    s.design = design;
-    s.keep_trace = false;
-    s.record_choices = false;
+    protocols::Scenario s = sale(design, state.range(0));
     protocols::Workload& w = s.workload;
-    w.buyers = static_cast<int>(state.range(0));
     w.stock = 100;
+    w.app_nodes = 2;  // the default sale's two app nodes
     w.remote_call_spread = sim::Spread::lognormal;
     w.remote_call = sim::Duration::ms(200);
     w.remote_call_high = sim::Duration::ms(800);
@@ -80,20 +77,25 @@ BENCHMARK_CAPTURE(BM_PollingSale, redis_lock_conditional, "redis_lock_conditiona
 BENCHMARK_CAPTURE(BM_PollingSale, zk_lock_conditional, "zk_lock_conditional")
     ->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+// The canonical sale of a sweep: 8 buyers for 5 units under a profile, from fresh seeds.
+properties::SweepOptions canonical_sweep(const char* profile, uint64_t seeds) {
+  properties::SweepOptions o;
+  o.base.design = "redis_lock_conditional";
+  o.base.workload.buyers = 8;
+  o.base.workload.stock = 5;
+  o.profile = profile;
+  o.seeds = seeds;
+  o.first_seed = fresh_seeds(seeds);
+  return o;
+}
+
 // The canonical sweep: `check --variant redis_lock_conditional --faults PROFILE --buyers 8
 // --stock 5 --jobs 1 --no-shrink`, 500 seeds per iteration (fresh seeds each iteration, so no
 // probe is reused). checked_runs_per_s is per CPU-second: one job.
 void BM_CanonicalSweep(benchmark::State& state, const char* profile) {
   uint64_t runs = 0;
   for (auto _ : state) {
-    properties::SweepOptions o;
-    o.base.design = "redis_lock_conditional";
-    o.base.workload.buyers = 8;
-    o.base.workload.stock = 5;
-    o.profile = profile;
-    o.seeds = 500;
-    o.first_seed = fresh_seeds(o.seeds);
-    const properties::SweepResult r = properties::sweep(o);
+    const properties::SweepResult r = properties::sweep(canonical_sweep(profile, 500));
     runs += r.runs;
     benchmark::DoNotOptimize(r.violating_runs);
   }
@@ -111,14 +113,10 @@ void BM_SweepSplit(benchmark::State& state) {
   constexpr uint64_t kSeeds = 400;
   uint64_t runs = 0;
   for (auto _ : state) {
-    const uint64_t first = fresh_seeds(kSeeds);
+    const properties::SweepOptions whole = canonical_sweep("gc-pause", kSeeds);
     for (uint64_t p = 0; p < parts; ++p) {
-      properties::SweepOptions o;
-      o.base.design = "redis_lock_conditional";
-      o.base.workload.buyers = 8;
-      o.base.workload.stock = 5;
-      o.profile = "gc-pause";
-      o.first_seed = first + p * kSeeds / parts;
+      properties::SweepOptions o = whole;
+      o.first_seed = whole.first_seed + p * kSeeds / parts;
       o.seeds = (p + 1) * kSeeds / parts - p * kSeeds / parts;
       runs += properties::sweep(o).runs;
     }
@@ -131,13 +129,7 @@ BENCHMARK(BM_SweepSplit)->Arg(1)->Arg(2)->Arg(8)->Arg(40)->Unit(benchmark::kMill
 void BM_SweepJobs(benchmark::State& state) {
   uint64_t runs = 0;
   for (auto _ : state) {
-    properties::SweepOptions o;
-    o.base.design = "redis_lock_conditional";
-    o.base.workload.buyers = 8;
-    o.base.workload.stock = 5;
-    o.profile = "gc-pause";
-    o.seeds = 1000;
-    o.first_seed = fresh_seeds(o.seeds);
+    properties::SweepOptions o = canonical_sweep("gc-pause", 1000);
     o.jobs = static_cast<unsigned>(state.range(0));
     runs += properties::sweep(o).runs;
   }

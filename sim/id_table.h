@@ -30,12 +30,16 @@ class IdTable {
     ++count_;
   }
 
-  void erase(uint64_t id) {
+  void erase(uint64_t id) { take(id); }
+
+  // Removes the entry and returns its value (nullptr when absent): one probe for find + erase.
+  T* take(uint64_t id) {
     size_t i = index(id);
     for (;; i = (i + 1) & mask()) {
-      if (slots_[i].id == 0) return;
+      if (slots_[i].id == 0) return nullptr;
       if (slots_[i].id == id) break;
     }
+    T* const value = slots_[i].value;
     // Backward shift: move later entries of the probe run into the hole when they may live there.
     size_t hole = i;
     for (size_t j = (i + 1) & mask(); slots_[j].id != 0; j = (j + 1) & mask()) {
@@ -48,6 +52,7 @@ class IdTable {
     }
     slots_[hole] = Slot{};
     --count_;
+    return value;
   }
 
   size_t size() const { return count_; }

@@ -234,9 +234,8 @@ void Network::deliver(Message m) {
     return;
   }
   if (m.is_reply) {
-    PendingCall* call = pending_.find(m.rpc_id);
+    PendingCall* call = pending_.take(m.rpc_id);
     if (call == nullptr) return;  // the caller gave up (timeout) or died: a late reply
-    pending_.erase(m.rpc_id);
     call->done = true;
     call->body = std::move(m.body);
     world_.wake(call->waiter, WakeReason::woken);

@@ -507,26 +507,43 @@ TimerId World::at(Instant when, std::function<void()> callback, Footprint footpr
   return (seq << kSlotBits) | slot;
 }
 
-void World::allow_inline(TimerId id, WakeTarget target, const void* owner, uint64_t key) {
+std::optional<uint32_t> World::pending_slot(TimerId id) const {
   const auto slot = static_cast<uint32_t>(id & kSlotMask);
   const uint64_t seq = id >> kSlotBits;
-  if (slot >= timer_slots_.size() || timer_slots_[slot].seq != seq || seq == 0) return;
-  TimerSlot& t = timer_slots_[slot];
+  if (slot < timer_slots_.size() && timer_slots_[slot].seq == seq && seq != 0) return slot;
+  return std::nullopt;
+}
+
+void World::allow_inline(TimerId id, WakeTarget target, const void* owner, uint64_t key) {
+  const std::optional<uint32_t> slot = pending_slot(id);
+  if (!slot) return;
+  TimerSlot& t = timer_slots_[*slot];
   t.wake_target = target;
   t.wake_owner = owner;
   t.wake_key = key;
 }
 
 void World::cancel_timer(TimerId id) {
-  const auto slot = static_cast<uint32_t>(id & kSlotMask);
-  const uint64_t seq = id >> kSlotBits;
-  if (slot < timer_slots_.size() && timer_slots_[slot].seq == seq && seq != 0) release_timer_slot(slot);
+  if (const std::optional<uint32_t> slot = pending_slot(id)) release_timer_slot(*slot);
+}
+
+void World::drop_cancelled_timers() {
+  // A cancelled timer stays in the heap until it comes to the top.
+  while (!timer_heap_.empty() && timer_slots_[timer_heap_.top().slot()].seq != timer_heap_.top().seq()) timer_heap_.pop();
+}
+
+void World::run_callback(const std::function<void()>& callback) {
+  try {
+    callback();
+  } catch (const std::exception& e) {
+    if (!failure_) failure_ = fmt::format("timer callback at {} threw: {}", format_instant(now_), e.what());
+    request_stop(RunStatus::completed, "");
+  }
 }
 
 bool World::fire_next_timer_inline(const FiberRecord* suspending) {
   if (stop_requested_ || stopping_) return false;
-  auto alive = [&](const TimerEntry& e) { return timer_slots_[e.slot()].seq == e.seq(); };
-  while (!timer_heap_.empty() && !alive(timer_heap_.top())) timer_heap_.pop();
+  drop_cancelled_timers();
   if (timer_heap_.empty() || !ties_.empty()) return false;
   const TimerEntry top = timer_heap_.top();
   if (top.at > Instant::zero() + config_.horizon) return false;
@@ -546,12 +563,7 @@ bool World::fire_next_timer_inline(const FiberRecord* suspending) {
     release_timer_slot(top.slot());
     ++inline_timer_fires_;
     current_ = nullptr;  // as in the dispatcher: a callback runs on no fiber's behalf
-    try {
-      callback();
-    } catch (const std::exception& e) {
-      if (!failure_) failure_ = fmt::format("timer callback at {} threw: {}", format_instant(now_), e.what());
-      request_stop(RunStatus::completed, "");
-    }
+    run_callback(callback);
     return true;
   }
   // Waking the suspending fiber itself would resume the running context: the dispatcher.
@@ -578,9 +590,7 @@ void World::advance() {
     wake_main();
     return;
   }
-  auto pop = [&] { return timer_heap_.pop(); };
-  auto alive = [&](const TimerEntry& e) { return timer_slots_[e.slot()].seq == e.seq(); };
-  while (!timer_heap_.empty() && !alive(timer_heap_.top())) pop();
+  drop_cancelled_timers();
   if (timer_heap_.empty() && ties_.empty()) {
     request_stop(RunStatus::deadlock, deadlock_report());
     return;
@@ -591,17 +601,16 @@ void World::advance() {
     request_stop(RunStatus::horizon, fmt::format("virtual-time horizon of {} reached\n{}", format_duration(config_.horizon), deadlock_report()));
     return;
   }
-  auto root_has_tie = [&] { return timer_heap_.top_is_tied(); };
   TimerEntry chosen{};
-  if (ties_.empty() && !root_has_tie()) {
-    chosen = pop();
+  if (ties_.empty() && !timer_heap_.top_is_tied()) {
+    chosen = timer_heap_.pop();
   } else {
     // Simultaneous timers: the strategy decides which fires first; the rest stay tied. Timers
     // due now that are not yet among the ties (the first advance at this instant, or timers a
     // callback added for now_) join them first.
     while (!timer_heap_.empty() && timer_heap_.top().at == at) {
-      const TimerEntry e = pop();
-      if (!alive(e)) continue;
+      const TimerEntry e = timer_heap_.pop();
+      if (timer_slots_[e.slot()].seq != e.seq()) continue;  // cancelled
       timer_slots_[e.slot()].tie_index = static_cast<uint32_t>(ties_.size());
       ties_.push_back(e);
     }
@@ -629,12 +638,7 @@ void World::advance() {
     wake(fiber, WakeReason::timed_out);
     return;
   }
-  try {
-    callback();
-  } catch (const std::exception& e) {
-    if (!failure_) failure_ = fmt::format("timer callback at {} threw: {}", format_instant(now_), e.what());
-    request_stop(RunStatus::completed, "");
-  }
+  run_callback(callback);
 }
 
 // ---- choices -------------------------------------------------------------------------------

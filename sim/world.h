@@ -277,6 +277,9 @@ class World {
   // Called by the scheduler when nothing is ready. Fires one timer or ends the run.
   void advance();
   bool fire_next_timer_inline(const FiberRecord* suspending);
+  std::optional<uint32_t> pending_slot(TimerId id) const;  // the slot of a timer not yet fired or cancelled
+  void drop_cancelled_timers();
+  void run_callback(const std::function<void()>& callback);  // a throw stops the run with the failure
   void on_pick(FiberRecord* rec);
   uint64_t choose_from(ChoiceKind kind, uint64_t bound, const std::vector<uint64_t>* fiber_ids, const std::vector<Footprint>* footprints = nullptr);
   void request_stop(RunStatus status, std::string detail);
