@@ -818,110 +818,115 @@ int compare_command(const CompareFlags& f) {
   auto skipped_cell = [&cells](const std::string& v, const FaultsChoice& fc, const std::string& why) {
     cells.push_back({{"variant", v}, {"faults", fc.label()}, {"applies", false}, {"why", why}});
   };
+  // Every cell's runs share one pool of jobs, the costliest cells first; rows print in order as
+  // soon as they and the rows above them are done.
+  std::vector<properties::SweepOptions> grid;
+  std::vector<double> costs;
   for (const std::string& v : listed) {
     for (size_t i = 0; i < faults.size(); ++i) {
-      if (auto why = refused.find(v); why != refused.end()) {
-        fmt::print("{:<30} {:<{}} does not apply: {}\n", v, faults[i].label(), faults_width, why->second);
-        skipped_cell(v, faults[i], why->second);
-        progress.skip(seeds.count);
-        continue;
-      }
-      properties::SweepOptions opt;
+      properties::SweepOptions& opt = grid.emplace_back();
       opt.base = bases[i];
       opt.base.design = v;
       opt.profile = faults[i].profile;
       opt.first_seed = seeds.first;
-      opt.seeds = seeds.count;
-      opt.jobs = jobs;
-      opt.progress = [&progress](uint64_t runs, uint64_t violating) { progress.update(runs, violating); };
-      properties::SweepResult sw = properties::sweep(opt);
-      progress.finish();
-      progress.carry(sw.runs, sw.violating_runs);
-      reject_invalid(sw, faults[i].label());
-      fmt::print("{:<30} {:<{}}", v, faults[i].label(), faults_width);
-      if (sw.inapplicable) {
-        // Not an empty row that reads as "holds": the design has nothing this profile strikes.
-        fmt::print(" does not apply: {}\n", *sw.inapplicable);
-        skipped_cell(v, faults[i], *sw.inapplicable);
-        progress.skip(seeds.count);
-        std::fflush(stdout);
-        continue;
-      }
-      if (sw.runs > 0 && sw.unplaced == sw.runs) {
-        // Not an empty row that reads as "holds": the profile has nothing to strike in this design.
-        fmt::print(" does not apply: {}\n", sw.unplaced_why);
-        skipped_cell(v, faults[i], sw.unplaced_why);
-        std::fflush(stdout);
-        continue;
-      }
-      const bool has_lock = protocols::Simulation::roles(opt.base, design_flag(v)).has_lock_service();
-      const bool untested = properties::faults_untested(sw, faults[i].profile.empty());
-      for (const Column& c : columns) {
-        const properties::PropertyCount& count = sw.counts[c.property->name];
-        const int64_t n = c.property->kind == properties::Kind::sometimes ? count.reached : count.violated;
-        // A lock's coverage means nothing for a design without a lock service: '-', not a '.'
-        // that reads as "never reached".
-        const bool not_applicable = c.about_lock && !has_lock;
-        const std::string zero = c.about_faults && untested ? "unfired" : ".";
-        fmt::print(" {:>{}}", not_applicable ? std::string("-") : n == 0 ? zero : std::to_string(n), c.width());
-      }
-      const properties::SaleMetrics& m = sw.metrics;
-      // The median run's sell-out: a run that left stock unsold counts as never selling out.
-      std::vector<sim::Duration> sell_outs = m.sell_out;
-      sell_outs.resize(m.runs, sim::Duration::max());
-      const std::optional<sim::Duration> median_sell_out = properties::quantile(sell_outs, 500);
-      fmt::print(" {:>5.0f}% {:>8} {:>9.1f} {:>9} {:>8} {:>8}\n", m.sold_percent(),
-                 !median_sell_out ? std::string("-") : *median_sell_out == sim::Duration::max() ? std::string("never") : sim::format_span(*median_sell_out),
-                 m.orders_per_s(), span_or(properties::quantile(m.answer_times, 990)),
-                 ratio_cell(sw.counter("lock.requests"), sw.counter("lock.requests") > 0 ? sw.purchases : 0), ratio_cell(sw.counter("lock.wakeups"), sw.counter("lock.releases")));
-      if (sw.unplaced > 0) fmt::print("{:<44} ({} of {} runs had no fault: {}: {})\n", "", sw.unplaced, sw.runs, faults[i].label(), sw.unplaced_why);
-      // A typed plan that missed a fault, or a profile none of whose faults happened, tested
-      // less than the row says; a profile's later faults that found their trigger gone after an
-      // earlier one are counted for the footer (`check` names them cell by cell).
-      if (untested) {
-        fmt::print("{:<44} (unfired: in {} of {} runs a planned fault never happened, first seed {}; {} of {} planned faults happened)\n", "", sw.unfired,
-                   sw.runs, *sw.unfired_seed, sw.faults_fired, sw.faults_planned);
-      } else if (sw.unfired > 0) {
-        ++partly_unfired;
-      }
-      if (sw.horizon_runs() > 0) {
-        fmt::print("{:<44} (horizon: {} of {} runs stopped at their horizon before the sale ended, first seed {}: their cells are not a pass)\n", "",
-                   sw.horizon_runs(), sw.runs, *sw.horizon_seed);
-      }
-      // A faulted cell whose faults never struck while units remained tested nothing of the sale.
-      for (const Target& t : profile_targets(faults[i], opt.base)) {
-        if (sw.runs > sw.unplaced && sw.counts[t.property].reached == 0) {
-          fmt::print("{:<44} (vacuous: in no run did the fault strike {}; the row tested nothing of it)\n", "", t.where);
-        }
-      }
-      {
-        std::vector<std::string> vacuous;
-        for (const Target& t : profile_targets(faults[i], opt.base)) {
-          if (sw.runs > sw.unplaced && sw.counts[t.property].reached == 0) vacuous.push_back(t.property);
-        }
-        cells.push_back(report::cell_json(v, faults[i].label(), sw, has_lock, untested, vacuous));
-        // With --html, each cell that broke a business property shows its counterexample,
-        // shrunk on a smaller budget than check's (a table has many cells).
-        if (!f.html.empty() && sw.first_failure) {
-          std::vector<std::string> failed;
-          for (const std::string& a : properties::default_asserted()) {
-            if (sw.first_failure->result(a).violated) failed.push_back(a);
-          }
-          properties::ShrinkOptions so;
-          so.budget_runs = 150;
-          so.search_runs = 2000;
-          so.explore_executions = 1000;
-          so.profile = faults[i].profile;
-          Scenario small = properties::shrink(sw.first_failure->scenario, failed, so);
-          small.keep_trace = true;
-          cells.back()["counterexample"] = counterexample_json(small, properties::run_checked(small), properties::default_asserted());
-        }
-      }
-      for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
-      internal_error |= !sw.errors.empty();
-      std::fflush(stdout);
+      opt.seeds = refused.count(v) > 0 ? 0 : seeds.count;
+      const bool runs = opt.seeds > 0 && (opt.profile.empty() || !protocols::profile_inapplicable(opt.profile, opt.base));
+      if (!runs) progress.skip(seeds.count);
+      costs.push_back(runs ? cell_cpu_seconds(v, faults[i], f.sweep, seeds.count) : 0.0);
     }
   }
+  auto row = [&](size_t cell, properties::SweepResult&& sw) {
+    const std::string& v = grid[cell].base.design;
+    const size_t i = cell % faults.size();
+    if (auto why = refused.find(v); why != refused.end()) {
+      fmt::print("{:<30} {:<{}} does not apply: {}\n", v, faults[i].label(), faults_width, why->second);
+      skipped_cell(v, faults[i], why->second);
+      return;
+    }
+    reject_invalid(sw, faults[i].label());
+    fmt::print("{:<30} {:<{}}", v, faults[i].label(), faults_width);
+    if (sw.inapplicable) {
+      // Not an empty row that reads as "holds": the design has nothing this profile strikes.
+      fmt::print(" does not apply: {}\n", *sw.inapplicable);
+      skipped_cell(v, faults[i], *sw.inapplicable);
+      return;
+    }
+    if (sw.runs > 0 && sw.unplaced == sw.runs) {
+      // Not an empty row that reads as "holds": the profile has nothing to strike in this design.
+      fmt::print(" does not apply: {}\n", sw.unplaced_why);
+      skipped_cell(v, faults[i], sw.unplaced_why);
+      return;
+    }
+    const properties::SweepOptions& opt = grid[cell];
+    const bool has_lock = protocols::Simulation::roles(opt.base, design_flag(v)).has_lock_service();
+    const bool untested = properties::faults_untested(sw, faults[i].profile.empty());
+    for (const Column& c : columns) {
+      const properties::PropertyCount& count = sw.counts[c.property->name];
+      const int64_t n = c.property->kind == properties::Kind::sometimes ? count.reached : count.violated;
+      // A lock's coverage means nothing for a design without a lock service: '-', not a '.'
+      // that reads as "never reached".
+      const bool not_applicable = c.about_lock && !has_lock;
+      const std::string zero = c.about_faults && untested ? "unfired" : ".";
+      fmt::print(" {:>{}}", not_applicable ? std::string("-") : n == 0 ? zero : std::to_string(n), c.width());
+    }
+    const properties::SaleMetrics& m = sw.metrics;
+    // The median run's sell-out: a run that left stock unsold counts as never selling out.
+    std::vector<sim::Duration> sell_outs = m.sell_out;
+    sell_outs.resize(m.runs, sim::Duration::max());
+    const std::optional<sim::Duration> median_sell_out = properties::quantile(sell_outs, 500);
+    fmt::print(" {:>5.0f}% {:>8} {:>9.1f} {:>9} {:>8} {:>8}\n", m.sold_percent(),
+               !median_sell_out ? std::string("-") : *median_sell_out == sim::Duration::max() ? std::string("never") : sim::format_span(*median_sell_out),
+               m.orders_per_s(), span_or(properties::quantile(m.answer_times, 990)),
+               ratio_cell(sw.counter("lock.requests"), sw.counter("lock.requests") > 0 ? sw.purchases : 0), ratio_cell(sw.counter("lock.wakeups"), sw.counter("lock.releases")));
+    if (sw.unplaced > 0) fmt::print("{:<44} ({} of {} runs had no fault: {}: {})\n", "", sw.unplaced, sw.runs, faults[i].label(), sw.unplaced_why);
+    // A typed plan that missed a fault, or a profile none of whose faults happened, tested
+    // less than the row says; a profile's later faults that found their trigger gone after an
+    // earlier one are counted for the footer (`check` names them cell by cell).
+    if (untested) {
+      fmt::print("{:<44} (unfired: in {} of {} runs a planned fault never happened, first seed {}; {} of {} planned faults happened)\n", "", sw.unfired,
+                 sw.runs, *sw.unfired_seed, sw.faults_fired, sw.faults_planned);
+    } else if (sw.unfired > 0) {
+      ++partly_unfired;
+    }
+    if (sw.horizon_runs() > 0) {
+      fmt::print("{:<44} (horizon: {} of {} runs stopped at their horizon before the sale ended, first seed {}: their cells are not a pass)\n", "",
+                 sw.horizon_runs(), sw.runs, *sw.horizon_seed);
+    }
+    // A faulted cell whose faults never struck while units remained tested nothing of the sale.
+    for (const Target& t : profile_targets(faults[i], opt.base)) {
+      if (sw.runs > sw.unplaced && sw.counts[t.property].reached == 0) {
+        fmt::print("{:<44} (vacuous: in no run did the fault strike {}; the row tested nothing of it)\n", "", t.where);
+      }
+    }
+    {
+      std::vector<std::string> vacuous;
+      for (const Target& t : profile_targets(faults[i], opt.base)) {
+        if (sw.runs > sw.unplaced && sw.counts[t.property].reached == 0) vacuous.push_back(t.property);
+      }
+      cells.push_back(report::cell_json(v, faults[i].label(), sw, has_lock, untested, vacuous));
+      // With --html, each cell that broke a business property shows its counterexample,
+      // shrunk on a smaller budget than check's (a table has many cells).
+      if (!f.html.empty() && sw.first_failure) {
+        std::vector<std::string> failed;
+        for (const std::string& a : properties::default_asserted()) {
+          if (sw.first_failure->result(a).violated) failed.push_back(a);
+        }
+        properties::ShrinkOptions so;
+        so.budget_runs = 150;
+        so.search_runs = 2000;
+        so.explore_executions = 1000;
+        so.profile = faults[i].profile;
+        Scenario small = properties::shrink(sw.first_failure->scenario, failed, so);
+        small.keep_trace = true;
+        cells.back()["counterexample"] = counterexample_json(small, properties::run_checked(small), properties::default_asserted());
+      }
+    }
+    for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
+    internal_error |= !sw.errors.empty();
+  };
+  properties::sweep_cells(grid, costs, jobs, [&progress](uint64_t runs, uint64_t bad) { progress.update(runs, bad); },
+                          [&](size_t cell, properties::SweepResult&& sw) { progress.above([&] { row(cell, std::move(sw)); }); });
+  progress.finish();
   const std::string strategy = protocols::to_string(bases.front().search);
   const bool default_strategy = f.sweep.strategy == kDefaultStrategy;
   if (partly_unfired > 0) {

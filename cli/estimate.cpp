@@ -173,6 +173,12 @@ Estimate estimate(const std::vector<RunShape>& shapes, unsigned jobs) {
   return e;
 }
 
+double cell_cpu_seconds(const std::string& design, const FaultsChoice& faults, const SweepFlags& f, uint64_t seeds) {
+  RunShape s = shape_of(design, faults, to_workload(f.workload), horizon_flag(f.horizon), seeds, false);
+  s.probes = 0;
+  return run_cost(s).first * static_cast<double>(seeds);
+}
+
 void guard(const Estimate& e, bool force) {
   const bool large = e.cpu_s >= kShowCpuSeconds || e.peak_bytes >= kShowMemoryBytes;
   if (!large) return;

@@ -41,6 +41,9 @@ struct Estimate {
 };
 
 Estimate estimate(const std::vector<RunShape>& shapes, unsigned jobs);
+// The estimated CPU seconds of a compare cell: `seeds` runs of `design` under `faults` with the
+// sweep's flags (compare starts the costliest cells first).
+double cell_cpu_seconds(const std::string& design, const FaultsChoice& faults, const SweepFlags& f, uint64_t seeds);
 // Prints the estimate when it is large; throws UsageError past a limit unless `force`.
 void guard(const Estimate& e, bool force);
 

@@ -30,14 +30,21 @@ Progress::Progress(std::string what, uint64_t total)
 Progress::~Progress() { finish(); }
 
 void Progress::carry(uint64_t runs, uint64_t violating) {
+  const std::lock_guard<std::mutex> lock(mu_);
   base_runs_ += runs;
   base_violating_ += violating;
 }
 
+void Progress::skip(uint64_t runs) {
+  const std::lock_guard<std::mutex> lock(mu_);
+  total_ -= std::min(runs, total_);
+}
+
 void Progress::update(uint64_t runs, uint64_t violating) {
   if (!enabled_) return;
+  const std::lock_guard<std::mutex> lock(mu_);
   const auto now = std::chrono::steady_clock::now();
-  if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
+  if (paused_ || (drawn_ && now - last_ < std::chrono::milliseconds(100))) return;
   last_ = now;
   drawn_ = true;
   const uint64_t done = base_runs_ + runs;
@@ -47,11 +54,27 @@ void Progress::update(uint64_t runs, uint64_t violating) {
   std::fflush(stderr);
 }
 
-void Progress::finish() {
+void Progress::erase() {
   if (!drawn_) return;
   fmt::print(stderr, "\r\x1b[K");
   std::fflush(stderr);
   drawn_ = false;
+}
+
+void Progress::finish() {
+  const std::lock_guard<std::mutex> lock(mu_);
+  erase();
+}
+
+void Progress::pause() {
+  const std::lock_guard<std::mutex> lock(mu_);
+  erase();
+  paused_ = true;
+}
+
+void Progress::resume() {
+  const std::lock_guard<std::mutex> lock(mu_);
+  paused_ = false;
 }
 
 }  // namespace oversim::cli

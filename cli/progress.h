@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <mutex>
 #include <string>
 
 namespace oversim::cli {
@@ -25,16 +27,30 @@ class Progress {
   // The next runs reported by update() add to these (compare: one sweep per cell).
   void carry(uint64_t runs, uint64_t violating);
   // Runs counted in the total that will not run (a compare cell that does not apply).
-  void skip(uint64_t runs) { total_ -= std::min(runs, total_); }
+  void skip(uint64_t runs);
   void finish();
+  // Runs `print` (which writes to stdout) with the line erased and not drawn, then flushes
+  // stdout: compare prints a row while other threads go on updating.
+  template <class Print>
+  void above(Print&& print) {
+    pause();
+    print();
+    std::fflush(stdout);
+    resume();
+  }
 
  private:
+  void pause();
+  void resume();
+  void erase();  // with mu_ held
   std::string what_;
   uint64_t total_;
   uint64_t base_runs_ = 0;
   uint64_t base_violating_ = 0;
   bool enabled_;
   bool drawn_ = false;
+  bool paused_ = false;
+  std::mutex mu_;  // every member function may be called from any thread
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point last_;
 };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <tuple>
@@ -244,38 +246,10 @@ void merge(SweepResult& out, const SweepOptions& options, uint64_t seed, SeedOut
 }
 }  // namespace
 
-SweepResult sweep(const SweepOptions& options) {
-  SweepResult out;
-  if (!options.profile.empty()) {
-    out.inapplicable = protocols::profile_inapplicable(options.profile, options.base);
-    if (out.inapplicable) return out;
-  }
-  const auto started = std::chrono::steady_clock::now();  // wall time, reported only
-  std::mutex mu;
-  if (!options.stop_at_first) {
-    for_each_striped(options.seeds, options.jobs, [&](uint64_t i) {
-      const uint64_t seed = options.first_seed + i;
-      SeedOutcome o = run_seed(options, seed);
-      std::lock_guard<std::mutex> lock(mu);
-      merge(out, options, seed, std::move(o));
-      if (options.progress) options.progress(out.runs, out.violating_runs);
-    });
-  } else {
-    // In order, a batch at a time; merged in seed order up to the first failing seed.
-    const uint64_t batch = std::max<uint64_t>(1, uint64_t{options.jobs} * 4);
-    for (uint64_t done = 0; done < options.seeds && !out.stopped;) {
-      const uint64_t n = std::min(batch, options.seeds - done);
-      std::vector<SeedOutcome> slots(n);
-      for_each_striped(n, options.jobs, [&](uint64_t i) { slots[i] = run_seed(options, options.first_seed + done + i); });
-      for (uint64_t i = 0; i < n && !out.stopped; ++i) {
-        merge(out, options, options.first_seed + done + i, std::move(slots[i]));
-        out.stopped = out.first_failing_seed.has_value();
-      }
-      done += n;
-      if (options.progress) options.progress(out.runs, out.violating_runs);
-    }
-  }
-  out.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count();
+namespace {
+// What a sweep does after its last run: errors in a stable order, and the first failing seed
+// replayed with its trace kept.
+void finish_sweep(SweepResult& out, const SweepOptions& options) {
   std::sort(out.errors.begin(), out.errors.end());
   std::sort(out.invalid.begin(), out.invalid.end());
   if (out.first_failing_seed) {
@@ -283,7 +257,125 @@ SweepResult sweep(const SweepOptions& options) {
     s.keep_trace = true;
     out.first_failure = run_checked(s);
   }
+}
+}  // namespace
+
+SweepResult sweep(const SweepOptions& options) {
+  if (!options.stop_at_first) {
+    SweepResult out;
+    sweep_cells({options}, {1.0}, options.jobs, options.progress, [&out](size_t, SweepResult&& r) { out = std::move(r); });
+    return out;
+  }
+  SweepResult out;
+  if (!options.profile.empty()) {
+    out.inapplicable = protocols::profile_inapplicable(options.profile, options.base);
+    if (out.inapplicable) return out;
+  }
+  const auto started = std::chrono::steady_clock::now();  // wall time, reported only
+  // In order, a batch at a time; merged in seed order up to the first failing seed.
+  const uint64_t batch = std::max<uint64_t>(1, uint64_t{options.jobs} * 4);
+  for (uint64_t done = 0; done < options.seeds && !out.stopped;) {
+    const uint64_t n = std::min(batch, options.seeds - done);
+    std::vector<SeedOutcome> slots(n);
+    for_each_striped(n, options.jobs, [&](uint64_t i) { slots[i] = run_seed(options, options.first_seed + done + i); });
+    for (uint64_t i = 0; i < n && !out.stopped; ++i) {
+      merge(out, options, options.first_seed + done + i, std::move(slots[i]));
+      out.stopped = out.first_failing_seed.has_value();
+    }
+    done += n;
+    if (options.progress) options.progress(out.runs, out.violating_runs);
+  }
+  out.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count();
+  finish_sweep(out, options);
   return out;
+}
+
+void sweep_cells(const std::vector<SweepOptions>& cells, const std::vector<double>& cost, unsigned jobs,
+                 const std::function<void(uint64_t runs, uint64_t violating)>& progress,
+                 const std::function<void(size_t cell, SweepResult&& result)>& done) {
+  struct Cell {
+    SweepResult result;
+    uint64_t left = 0;  // runs not yet merged
+    std::chrono::steady_clock::time_point started;
+    bool started_yet = false;
+    bool complete = false;
+  };
+  std::vector<Cell> state(cells.size());
+  // The tasks, costliest cell first (ties in cell order), each cell's seeds in order.
+  std::vector<size_t> order(cells.size());
+  for (size_t i = 0; i < cells.size(); ++i) order[i] = i;
+  auto cost_of = [&cost](size_t i) { return i < cost.size() ? cost[i] : 0.0; };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost_of(a) > cost_of(b); });
+  std::vector<std::pair<size_t, uint64_t>> tasks;  // cell, seed
+  for (size_t i : order) {
+    const SweepOptions& o = cells[i];
+    if (!o.profile.empty()) state[i].result.inapplicable = protocols::profile_inapplicable(o.profile, o.base);
+    if (state[i].result.inapplicable || o.seeds == 0) {
+      state[i].complete = true;
+      continue;
+    }
+    state[i].left = o.seeds;
+    for (uint64_t k = 0; k < o.seeds; ++k) tasks.emplace_back(i, o.first_seed + k);
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<size_t> next{0};
+  uint64_t runs = 0;
+  uint64_t violating = 0;
+  std::exception_ptr failure;
+  auto work = [&] {
+    for (size_t t = next++; t < tasks.size(); t = next++) {
+      const auto [i, seed] = tasks[t];
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!state[i].started_yet) state[i].started = std::chrono::steady_clock::now();  // wall time, reported only
+        state[i].started_yet = true;
+      }
+      SeedOutcome o = run_seed(cells[i], seed);
+      std::unique_lock<std::mutex> lock(mu);
+      Cell& c = state[i];
+      const uint64_t before = c.result.violating_runs;
+      merge(c.result, cells[i], seed, std::move(o));
+      ++runs;
+      violating += c.result.violating_runs - before;
+      if (progress) progress(runs, violating);
+      if (--c.left > 0) continue;
+      c.result.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - c.started).count();
+      lock.unlock();
+      // The replay of the first failure runs here, off the lock, on this job's thread.
+      try {
+        finish_sweep(c.result, cells[i]);
+      } catch (...) {
+        lock.lock();
+        if (!failure) failure = std::current_exception();
+        lock.unlock();
+      }
+      lock.lock();
+      c.complete = true;
+      cv.notify_all();
+    }
+  };
+  const auto threads = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>({jobs, tasks.size(), 256})));
+  std::vector<std::thread> workers;
+  for (unsigned j = 0; j < threads; ++j) workers.emplace_back(work);
+  // Each cell in order, on this thread, as soon as it and every cell before it are complete. A
+  // throw (from a cell's replay or from `done`) stops the tasks not yet started.
+  try {
+    for (size_t i = 0; i < cells.size(); ++i) {
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return state[i].complete || failure != nullptr; });
+        if (failure) break;
+      }
+      done(i, std::move(state[i].result));
+    }
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!failure) failure = std::current_exception();
+  }
+  if (failure) next = tasks.size();
+  for (std::thread& t : workers) t.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 namespace {

@@ -135,6 +135,17 @@ struct SweepResult {
 protocols::Scenario scenario_for(const SweepOptions& options, uint64_t seed);
 SweepResult sweep(const SweepOptions& options);
 
+// Many sweeps on one pool of `jobs` threads (compare's cells): every (cell, seed) run is one
+// task, and the cells with the largest `cost` start first (each cell's seeds in order), so a long
+// cell does not finish last alone. Each cell's result is what sweep() returns for it: the same
+// counts whatever the number of jobs (a cell's `jobs` and `progress` are not used, and
+// stop_at_first is not supported). `done(i, result)` is called on the calling thread for every
+// cell in index order, as soon as that cell and every cell before it are complete; `progress`
+// (may be empty) as in SweepOptions, counting over all cells.
+void sweep_cells(const std::vector<SweepOptions>& cells, const std::vector<double>& cost, unsigned jobs,
+                 const std::function<void(uint64_t runs, uint64_t violating)>& progress,
+                 const std::function<void(size_t cell, SweepResult&& result)>& done);
+
 // What a shrink may do to the faults. story (the default): keep each fault's kind and the order
 // they strike in, with the same pauses' ends and failovers between them (RunResult::story); their
 // times, lengths and occurrences shrink. keep: the plan exactly as written (an incident's

@@ -293,6 +293,51 @@ TEST(Classics, TheFirstFailureOfASweepReplaysBitForBitFromItsScenario) {
   EXPECT_TRUE(again.result("no_oversell").violated);
 }
 
+// compare's grid: cells on one pool of jobs, costliest first, each counted as sweep() counts it
+// alone, handed back in cell order; a cell that does not apply runs nothing.
+TEST(Classics, CellsOnOnePoolCountAsTheirOwnSweepsAndArriveInOrder) {
+  std::vector<properties::SweepOptions> cells;
+  for (const char* design : {"redis_lock_read_modify_write", "db_conditional_update", "redis_lock_conditional"}) {
+    for (const char* profile : {"gc-pause", "failover"}) {
+      properties::SweepOptions& o = cells.emplace_back();
+      o.base.design = design;
+      o.profile = profile;
+      o.seeds = 6;
+    }
+  }
+  const std::vector<double> cost = {1, 5, 0, 2, 9, 3};  // the last cells first
+  for (unsigned jobs : {1u, 3u}) {
+    std::vector<size_t> arrived;
+    uint64_t progress_runs = 0;
+    properties::sweep_cells(
+        cells, cost, jobs, [&](uint64_t runs, uint64_t) { progress_runs = std::max(progress_runs, runs); },
+        [&](size_t i, properties::SweepResult&& got) {
+          arrived.push_back(i);
+          const properties::SweepResult alone = properties::sweep(cells[i]);
+          EXPECT_EQ(got.inapplicable, alone.inapplicable) << i;
+          EXPECT_EQ(got.runs, alone.runs) << i;
+          EXPECT_EQ(got.violating_runs, alone.violating_runs) << i;
+          EXPECT_EQ(got.first_failing_seed, alone.first_failing_seed) << i;
+          EXPECT_EQ(got.first_failure.has_value(), alone.first_failure.has_value()) << i;
+          if (got.first_failure) {
+            EXPECT_EQ(got.first_failure->outcome.hash(), alone.first_failure->outcome.hash()) << i;
+          }
+          for (const auto& [name, count] : alone.counts) {
+            EXPECT_EQ(got.counts[name].violated, count.violated) << i << " " << name;
+            EXPECT_EQ(got.counts[name].reached, count.reached) << i << " " << name;
+          }
+          EXPECT_EQ(got.counters, alone.counters) << i;
+        });
+    EXPECT_EQ(arrived, (std::vector<size_t>{0, 1, 2, 3, 4, 5})) << jobs << " jobs";
+    EXPECT_EQ(progress_runs, 5u * 6u) << "db_conditional_update under failover does not apply";
+  }
+  // A throw while a row is handed back stops the grid and reaches the caller.
+  EXPECT_THROW(properties::sweep_cells(cells, cost, 2, {}, [](size_t i, properties::SweepResult&&) {
+                 if (i == 1) throw std::runtime_error("stop");
+               }),
+               std::runtime_error);
+}
+
 TEST(Classics, ShrinkingKeepsTheViolationAndMakesTheScenarioSmaller) {
   Scenario big = scenario("redis_lock_read_modify_write", 11, "at 23ms pause app-1 for 1493ms", 20, 5, 2);
   big = protocols::apply_profile("gc-pause", big);
