@@ -225,6 +225,7 @@ World::~World() {
   }
   boost::fibers::use_scheduling_algorithm<boost::fibers::algo::round_robin>();
   network_.reset();
+  node_index_.clear();
   nodes_.clear();
   t_current_world = nullptr;
 }
@@ -252,14 +253,14 @@ Network& World::network() { return *network_; }
 Node& World::add_node(const std::string& name) {
   if (find_node(name) != nullptr) throw SimError(fmt::format("node '{}' already exists", name));
   nodes_.push_back(std::make_unique<Node>(*this, static_cast<NodeId>(nodes_.size()), name));
+  node_index_.emplace(name, nodes_.back().get());
   return *nodes_.back();
 }
 
 Node* World::find_node(const std::string& name) {
-  for (auto& n : nodes_) {
-    if (n->name() == name) return n.get();
-  }
-  return nullptr;
+  // Looked up by name on every request a client sends (its server's name): an index, not a scan.
+  auto it = node_index_.find(name);
+  return it == node_index_.end() ? nullptr : it->second;
 }
 
 Node& World::node(const std::string& name) {

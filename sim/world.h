@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/node.h"
@@ -307,6 +308,7 @@ class World {
   Instant faults_settle_at_ = Instant::zero();
 
   std::vector<std::unique_ptr<Node>> nodes_;
+  std::unordered_map<std::string, Node*> node_index_;  // by name; looked up, never iterated
   std::unique_ptr<Network> network_;
   std::unique_ptr<Stacks> stacks_;
 

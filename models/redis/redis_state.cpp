@@ -85,6 +85,21 @@ std::string quoted(const std::string& text) {
 
 std::string arg(const std::string& text) { return needs_quotes(text) ? quoted(text) : text; }
 
+// `out += arg(text)` without the copy: a poll's SET is formatted once per request.
+void append_arg(std::string& out, const std::string& text) {
+  if (needs_quotes(text)) {
+    out += quoted(text);
+  } else {
+    out += text;
+  }
+}
+
+void append_int(std::string& out, int64_t value) {
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
+  out.append(digits, end);
+}
+
 template <class... Ts>
 struct Overloaded : Ts... {
   using Ts::operator()...;
@@ -164,9 +179,18 @@ bool Command::is_write() const {
 std::string to_string(const Command& command) {
   return std::visit(
       Overloaded{
-          [](const Get& c) { return "GET " + arg(c.key); },
+          [](const Get& c) {
+            std::string out = "GET ";
+            append_arg(out, c.key);
+            return out;
+          },
           [](const Set& c) {
-            std::string out = "SET " + arg(c.key) + " " + arg(c.value);
+            std::string out;
+            out.reserve(32 + c.key.size() + c.value.size());
+            out += "SET ";
+            append_arg(out, c.key);
+            out += ' ';
+            append_arg(out, c.value);
             switch (c.condition) {
               case SetCondition::always: break;
               case SetCondition::if_absent: out += " NX"; break;
@@ -174,11 +198,12 @@ std::string to_string(const Command& command) {
             }
             switch (c.expiry) {
               case SetExpiry::none: break;
-              case SetExpiry::ex: out += fmt::format(" EX {}", c.expiry_arg); break;
-              case SetExpiry::px: out += fmt::format(" PX {}", c.expiry_arg); break;
-              case SetExpiry::pxat: out += fmt::format(" PXAT {}", c.expiry_arg); break;
+              case SetExpiry::ex: out += " EX "; break;
+              case SetExpiry::px: out += " PX "; break;
+              case SetExpiry::pxat: out += " PXAT "; break;
               case SetExpiry::keepttl: out += " KEEPTTL"; break;
             }
+            if (c.expiry == SetExpiry::ex || c.expiry == SetExpiry::px || c.expiry == SetExpiry::pxat) append_int(out, c.expiry_arg);
             return out;
           },
           [](const Del& c) { return "DEL " + arg(c.key); },
