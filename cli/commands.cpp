@@ -830,6 +830,7 @@ int compare_command(const CompareFlags& f) {
       opt.profile = faults[i].profile;
       opt.first_seed = seeds.first;
       opt.seeds = refused.count(v) > 0 ? 0 : seeds.count;
+      opt.keep_failure_trace = false;
       const bool runs = opt.seeds > 0 && (opt.profile.empty() || !protocols::profile_inapplicable(opt.profile, opt.base));
       if (!runs) progress.skip(seeds.count);
       costs.push_back(runs ? cell_cpu_seconds(v, faults[i], f.sweep, seeds.count) : 0.0);
@@ -1196,6 +1197,7 @@ std::string prove_item(const properties::LintItem& it, const std::string& varian
   opt.first_seed = seeds.first;
   opt.seeds = seeds.count;
   opt.jobs = jobs;
+  opt.keep_failure_trace = false;
   opt.asserted = {it.property};
   const properties::SweepResult sw = properties::sweep(opt);
   reject_invalid(sw, it.profile);

@@ -57,7 +57,7 @@ RunResult run_checked(const Scenario& scenario, std::unique_ptr<sim::Strategy> s
   // count), or an acknowledgement; the first violation is kept with its time and step.
   sim::World& world = simulation.world();
   int64_t checked_at_commit = -1;
-  world.add_trace_observer([&](const sim::TraceEvent& e) {
+  world.add_trace_observer({"sql", "ack"}, [&](const sim::TraceEvent& e) {
     if (e.kind == "sql") {
       const int64_t commits = simulation.db().state().commit_count();
       if (commits == checked_at_commit) return;
@@ -79,7 +79,7 @@ RunResult run_checked(const Scenario& scenario, std::unique_ptr<sim::Strategy> s
   // the world counts it, so the count then is its index among the applied kinds.
   constexpr size_t kNotAFault = SIZE_MAX;
   std::vector<std::pair<size_t, const char*>> story;
-  world.add_trace_observer([&](const sim::TraceEvent& e) {
+  world.add_trace_observer({"fault", "resume", "failover"}, [&](const sim::TraceEvent& e) {
     if (e.kind == "fault") story.emplace_back(world.faults_applied(), nullptr);
     else if (e.kind == "resume") story.emplace_back(kNotAFault, "resume");
     else if (e.kind == "failover") story.emplace_back(kNotAFault, "failover");
@@ -254,7 +254,8 @@ void finish_sweep(SweepResult& out, const SweepOptions& options) {
   std::sort(out.invalid.begin(), out.invalid.end());
   if (out.first_failing_seed) {
     Scenario s = scenario_for(options, *out.first_failing_seed);
-    s.keep_trace = true;
+    s.keep_trace = options.keep_failure_trace;
+    s.record_choices = false;  // a shrink replays by choices from a run of its own
     out.first_failure = run_checked(s);
   }
 }
@@ -301,11 +302,21 @@ void sweep_cells(const std::vector<SweepOptions>& cells, const std::vector<doubl
     bool complete = false;
   };
   std::vector<Cell> state(cells.size());
-  // The tasks, costliest cell first (ties in cell order), each cell's seeds in order.
+  // The tasks, each cell's seeds in order: first the short cells in table order (they cost the
+  // schedule nothing and their rows appear at once), then the long ones costliest first, so the
+  // last to finish is a short one. Long: above an eighth of one job's share of the total.
+  auto cost_of = [&cost](size_t i) { return i < cost.size() ? cost[i] : 0.0; };
+  double total = 0;
+  for (size_t i = 0; i < cells.size(); ++i) total += cost_of(i);
+  const double long_cell = total / (8.0 * std::max(1u, jobs));
   std::vector<size_t> order(cells.size());
   for (size_t i = 0; i < cells.size(); ++i) order[i] = i;
-  auto cost_of = [&cost](size_t i) { return i < cost.size() ? cost[i] : 0.0; };
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost_of(a) > cost_of(b); });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const bool a_long = cost_of(a) > long_cell;
+    const bool b_long = cost_of(b) > long_cell;
+    if (a_long != b_long) return b_long;
+    return a_long && cost_of(a) > cost_of(b);
+  });
   std::vector<std::pair<size_t, uint64_t>> tasks;  // cell, seed
   for (size_t i : order) {
     const SweepOptions& o = cells[i];

@@ -82,6 +82,10 @@ struct SweepOptions {
   // 4 per job, in order, and nothing past that seed is counted, so the result does not depend
   // on the number of jobs.
   bool stop_at_first = false;
+  // The first failing seed is replayed into first_failure; with its trace kept only when the
+  // caller shows it (check's timeline). A kept trace of a 10,000-buyer polling sale is gigabytes:
+  // compare and lint --prove use only the replay's scenario and verdicts.
+  bool keep_failure_trace = true;
   // Called after each run is counted (one thread at a time, in no fixed order): runs counted so
   // far and how many violated an asserted property. For a progress display; it must not change
   // the sweep.
@@ -136,8 +140,8 @@ protocols::Scenario scenario_for(const SweepOptions& options, uint64_t seed);
 SweepResult sweep(const SweepOptions& options);
 
 // Many sweeps on one pool of `jobs` threads (compare's cells): every (cell, seed) run is one
-// task, and the cells with the largest `cost` start first (each cell's seeds in order), so a long
-// cell does not finish last alone. Each cell's result is what sweep() returns for it: the same
+// task. Cells whose `cost` is small next to the total run first in index order (their rows show
+// at once); the long ones follow, the costliest first, so a long cell does not finish last alone. Each cell's result is what sweep() returns for it: the same
 // counts whatever the number of jobs (a cell's `jobs` and `progress` are not used, and
 // stop_at_first is not supported). `done(i, result)` is called on the calling thread for every
 // cell in index order, as soon as that cell and every cell before it are complete; `progress`

@@ -36,6 +36,26 @@ void Trace::record(TraceEvent event) {
   if (keep_events_) events_.push_back(std::move(event));
 }
 
+void Trace::record(Instant at, uint64_t step, std::string_view node, std::string_view kind, std::initializer_list<TraceFieldView> fields) {
+  if (keep_events_) {
+    TraceEvent event{at, step, std::string(node), std::string(kind), {}};
+    event.fields.reserve(fields.size());
+    for (const TraceFieldView& f : fields) event.fields.push_back({std::string(f.key), std::string(f.value)});
+    record(std::move(event));
+    return;
+  }
+  hash_.add(static_cast<uint64_t>(at.ns()));
+  hash_.add(step);
+  hash_.add(node);
+  hash_.add(kind);
+  hash_.add(static_cast<uint64_t>(fields.size()));
+  for (const TraceFieldView& f : fields) {
+    hash_.add(f.key);
+    hash_.add(f.value);
+  }
+  ++count_;
+}
+
 std::string render_text(const TraceEvent& e) {
   std::string line = fmt::format("{} #{:<6} {:<10} {:<14}", format_instant(e.at), e.step, e.node.empty() ? "-" : e.node, e.kind);
   for (const TraceField& f : e.fields) {

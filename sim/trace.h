@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,6 +19,12 @@ struct TraceField {
   std::string key;
   std::string value;
   friend bool operator==(const TraceField&, const TraceField&) = default;
+};
+
+// A field to hash without copying it (World::trace_view): what TraceField holds, borrowed.
+struct TraceFieldView {
+  std::string_view key;
+  std::string_view value;
 };
 
 struct TraceEvent {
@@ -47,6 +54,9 @@ class Trace {
   explicit Trace(bool keep_events = true) : keep_events_(keep_events) {}
 
   void record(TraceEvent event);
+  // The same event from borrowed text: hashed exactly as record() hashes it, and built as a
+  // TraceEvent only when events are kept.
+  void record(Instant at, uint64_t step, std::string_view node, std::string_view kind, std::initializer_list<TraceFieldView> fields);
   uint64_t hash() const { return hash_.value(); }
   size_t count() const { return count_; }
   bool keeps_events() const { return keep_events_; }

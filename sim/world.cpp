@@ -684,10 +684,30 @@ bool World::chance(Ratio r) {
 
 void World::trace(std::string kind, std::vector<TraceField> fields) { trace_at(current_node(), std::move(kind), std::move(fields)); }
 
+bool World::TraceObserver::watches(std::string_view kind) const {
+  return kinds.empty() || std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+}
+
 void World::trace_at(const Node* n, std::string kind, std::vector<TraceField> fields) {
   TraceEvent event{now_, steps_, n != nullptr ? n->name() : std::string(), std::move(kind), std::move(fields)};
-  for (const auto& observer : trace_observers_) observer(event);
+  for (const TraceObserver& o : trace_observers_) {
+    if (o.watches(event.kind)) o.observe(event);
+  }
   trace_.record(std::move(event));
+}
+
+void World::trace_view(const Node* n, std::string_view kind, std::initializer_list<TraceFieldView> fields) {
+  for (const TraceObserver& o : trace_observers_) {
+    if (!o.watches(kind)) continue;
+    // Someone reads this kind: the event as trace_at builds it.
+    std::vector<TraceField> copied;
+    copied.reserve(fields.size());
+    for (const TraceFieldView& f : fields) copied.push_back({std::string(f.key), std::string(f.value)});
+    trace_at(n, std::string(kind), std::move(copied));
+    return;
+  }
+  static const std::string kWorld;
+  trace_.record(now_, steps_, n != nullptr ? std::string_view(n->name()) : std::string_view(kWorld), kind, fields);
 }
 
 // ---- fault points --------------------------------------------------------------------------

@@ -241,10 +241,17 @@ class World {
   // ---- trace
   void trace(std::string kind, std::vector<TraceField> fields = {});
   void trace_at(const Node* node, std::string kind, std::vector<TraceField> fields = {});
+  // The same event from borrowed text, for events recorded on every request (a Redis command):
+  // nothing is copied unless the trace is kept or an observer watches this kind.
+  void trace_view(const Node* node, std::string_view kind, std::initializer_list<TraceFieldView> fields);
   const Trace& trace_log() const { return trace_; }
-  // Called with every event as it is recorded (kept or not). Observers read state to check
-  // invariants; they must not change it, draw choices or park.
-  void add_trace_observer(std::function<void(const TraceEvent&)> observer) { trace_observers_.push_back(std::move(observer)); }
+  // Called with every event as it is recorded (kept or not), or only with events of the given
+  // kinds. Observers read state to check invariants; they must not change it, draw choices or
+  // park.
+  void add_trace_observer(std::function<void(const TraceEvent&)> observer) { trace_observers_.push_back({{}, std::move(observer)}); }
+  void add_trace_observer(std::vector<std::string> kinds, std::function<void(const TraceEvent&)> observer) {
+    trace_observers_.push_back({std::move(kinds), std::move(observer)});
+  }
 
   // ---- running
   // Runs until completion, deadlock or horizon. Rethrows (as SimError) the first exception that
@@ -296,7 +303,12 @@ class World {
   Instant now_ = Instant::zero();
   uint64_t steps_ = 0;
   Trace trace_;
-  std::vector<std::function<void(const TraceEvent&)>> trace_observers_;
+  struct TraceObserver {
+    std::vector<std::string> kinds;  // empty: every kind
+    std::function<void(const TraceEvent&)> observe;
+    bool watches(std::string_view kind) const;
+  };
+  std::vector<TraceObserver> trace_observers_;
   std::vector<Choice> choices_;
   uint64_t schedule_choices_ = 0;
   StableHash choice_hash_;

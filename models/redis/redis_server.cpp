@@ -146,8 +146,8 @@ void RedisServer::reply(const sim::Message& request, const Command& command, con
   std::string text = to_string(r);
   // The request's summary is the command as the client wrote it (RedisClient sends
   // to_string(command)): not formatted a second time.
-  world_.trace_at(&node_, "redis", {{"cmd", request.summary.empty() ? to_string(command) : request.summary}, {"reply", text},
-                                    {"from", node_by_id(request.from).name()}});
+  const std::string formatted = request.summary.empty() ? to_string(command) : std::string();
+  world_.trace_view(&node_, "redis", {{"cmd", request.summary.empty() ? formatted : request.summary}, {"reply", text}, {"from", node_by_id(request.from).name()}});
   world_.network().reply(node_, request, r, std::move(text));
 }
 
