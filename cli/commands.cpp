@@ -759,19 +759,36 @@ int compare_command(const CompareFlags& f) {
   std::vector<Scenario> bases;
   warn_lint(variants, to_workload(f.sweep.workload));
   note_unused_flags(variants, f.sweep.workload, faults);
-  for (const FaultsChoice& fc : faults) {
+  // Each cell's first scenario, built across the jobs (a profile probes the sale: a run, minutes
+  // at 10,000 buyers); a bad one is reported below in table order.
+  std::vector<std::optional<Scenario>> built(faults.size() * variants.size());
+  std::vector<std::exception_ptr> build_errors(built.size());
+  properties::for_each_index(built.size(), jobs, [&](uint64_t k) {
+    const FaultsChoice& fc = faults[k / variants.size()];
+    Scenario probe_design;
+    probe_design.design = variants[k % variants.size()];
+    probe_design.workload = to_workload(f.sweep.workload);
+    if (!fc.profile.empty() && protocols::profile_inapplicable(fc.profile, probe_design)) return;
+    try {
+      built[k] = scenario_of(probe_design.design, fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
+    } catch (...) {
+      build_errors[k] = std::current_exception();
+    }
+  });
+  for (size_t fi = 0; fi < faults.size(); ++fi) {
+    const FaultsChoice& fc = faults[fi];
     // What a profile widens depends on the workload and on the roles of the design's lock
     // service (failover and partition widen for a replicated one only), so the notes are
     // gathered per design it applies to and printed once per distinct line, naming the designs
     // when they differ. A profile that applies to none has nothing to say.
     std::vector<std::pair<BriefNotes, std::vector<std::string>>> groups;  // notes, designs
     std::optional<Scenario> checked;
-    for (const std::string& v : variants) {
-      Scenario probe_design;
-      probe_design.design = v;
-      probe_design.workload = to_workload(f.sweep.workload);
-      if (!fc.profile.empty() && protocols::profile_inapplicable(fc.profile, probe_design)) continue;
-      Scenario s = scenario_of(v, fc, seeds.first, f.sweep.workload, f.sweep.horizon, f.sweep.strategy);
+    for (size_t vi = 0; vi < variants.size(); ++vi) {
+      const std::string& v = variants[vi];
+      const size_t k = fi * variants.size() + vi;
+      if (build_errors[k]) std::rethrow_exception(build_errors[k]);
+      if (!built[k]) continue;
+      Scenario s = std::move(*built[k]);
       const BriefNotes brief = brief_notes(fc.label(), s.notes);
       auto at = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == brief; });
       if (at == groups.end()) groups.push_back({brief, {v}});

@@ -149,6 +149,28 @@ void for_each_striped(uint64_t count, unsigned jobs, const std::function<void(ui
 }
 }  // namespace
 
+void for_each_index(uint64_t count, unsigned jobs, const std::function<void(uint64_t)>& body) {
+  std::vector<std::exception_ptr> failures(count);
+  std::atomic<uint64_t> next{0};
+  const auto threads = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>({jobs, count, 256})));
+  std::vector<std::thread> workers;
+  for (unsigned j = 0; j < threads; ++j) {
+    workers.emplace_back([&] {
+      for (uint64_t i = next++; i < count; i = next++) {
+        try {
+          body(i);
+        } catch (...) {
+          failures[i] = std::current_exception();
+        }
+      }
+    });
+  }
+  for (std::thread& t : workers) t.join();
+  for (const std::exception_ptr& e : failures) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
 Scenario scenario_for(const SweepOptions& options, uint64_t seed) {
   Scenario s = options.base;
   s.seed = seed;

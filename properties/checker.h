@@ -139,6 +139,12 @@ struct SweepResult {
 protocols::Scenario scenario_for(const SweepOptions& options, uint64_t seed);
 SweepResult sweep(const SweepOptions& options);
 
+// Runs body(i) for every i in [0, count) on up to `jobs` OS threads, each taking the next index
+// when it is free: for callers that build scenarios in parallel (a profile's probe is a run).
+// Each thread may hold one World at a time; an exception in body stops nothing and is rethrown
+// after all threads end (the lowest index's).
+void for_each_index(uint64_t count, unsigned jobs, const std::function<void(uint64_t)>& body);
+
 // Many sweeps on one pool of `jobs` threads (compare's cells): every (cell, seed) run is one
 // task. Cells whose `cost` is small next to the total run first in index order (their rows show
 // at once); the long ones follow, the costliest first, so a long cell does not finish last alone. Each cell's result is what sweep() returns for it: the same
