@@ -29,12 +29,6 @@ Progress::Progress(std::string what, uint64_t total)
 
 Progress::~Progress() { finish(); }
 
-void Progress::carry(uint64_t runs, uint64_t violating) {
-  const std::lock_guard<std::mutex> lock(mu_);
-  base_runs_ += runs;
-  base_violating_ += violating;
-}
-
 void Progress::skip(uint64_t runs) {
   const std::lock_guard<std::mutex> lock(mu_);
   total_ -= std::min(runs, total_);
@@ -47,10 +41,10 @@ void Progress::update(uint64_t runs, uint64_t violating) {
   if (paused_ || (drawn_ && now - last_ < std::chrono::milliseconds(100))) return;
   last_ = now;
   drawn_ = true;
-  const uint64_t done = base_runs_ + runs;
+  const uint64_t done = runs;
   const double elapsed = std::chrono::duration<double>(now - started_).count();
   const std::string eta = done == 0 || done >= total_ ? std::string("-") : format_eta(elapsed / static_cast<double>(done) * static_cast<double>(total_ - done));
-  fmt::print(stderr, "\r{}: {}/{} runs, {} violating, {} elapsed, about {} left\x1b[K", what_, done, total_, base_violating_ + violating, format_eta(elapsed), eta);
+  fmt::print(stderr, "\r{}: {}/{} runs, {} violating, {} elapsed, about {} left\x1b[K", what_, done, total_, violating, format_eta(elapsed), eta);
   std::fflush(stderr);
 }
 

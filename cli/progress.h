@@ -24,8 +24,6 @@ class Progress {
   bool shown() const { return enabled_; }
   // `runs` and `violating` so far, counting from this display's start.
   void update(uint64_t runs, uint64_t violating);
-  // The next runs reported by update() add to these (compare: one sweep per cell).
-  void carry(uint64_t runs, uint64_t violating);
   // Runs counted in the total that will not run (a compare cell that does not apply).
   void skip(uint64_t runs);
   void finish();
@@ -45,8 +43,6 @@ class Progress {
   void erase();  // with mu_ held
   std::string what_;
   uint64_t total_;
-  uint64_t base_runs_ = 0;
-  uint64_t base_violating_ = 0;
   bool enabled_;
   bool drawn_ = false;
   bool paused_ = false;

@@ -133,21 +133,6 @@ RunResult run_checked(const Scenario& scenario, std::unique_ptr<sim::Strategy> s
   return r;
 }
 
-namespace {
-// Runs body(i) for every i in [0, count) on up to `jobs` OS threads, thread j taking j, j+jobs,
-// ...: each call builds its own World, one per thread at a time (the kernel's rule). Callers
-// merge results in an order-independent way (sums, minima, slots by index).
-void for_each_striped(uint64_t count, unsigned jobs, const std::function<void(uint64_t)>& body) {
-  const auto threads = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>({jobs, count, 256})));
-  std::vector<std::thread> workers;
-  for (unsigned j = 0; j < threads; ++j) {
-    workers.emplace_back([&, j] {
-      for (uint64_t i = j; i < count; i += threads) body(i);
-    });
-  }
-  for (std::thread& t : workers) t.join();
-}
-}  // namespace
 
 void for_each_index(uint64_t count, unsigned jobs, const std::function<void(uint64_t)>& body) {
   std::vector<std::exception_ptr> failures(count);
@@ -300,7 +285,7 @@ SweepResult sweep(const SweepOptions& options) {
   for (uint64_t done = 0; done < options.seeds && !out.stopped;) {
     const uint64_t n = std::min(batch, options.seeds - done);
     std::vector<SeedOutcome> slots(n);
-    for_each_striped(n, options.jobs, [&](uint64_t i) { slots[i] = run_seed(options, options.first_seed + done + i); });
+    for_each_index(n, options.jobs, [&](uint64_t i) { slots[i] = run_seed(options, options.first_seed + done + i); });
     for (uint64_t i = 0; i < n && !out.stopped; ++i) {
       merge(out, options, options.first_seed + done + i, std::move(slots[i]));
       out.stopped = out.first_failing_seed.has_value();
@@ -961,7 +946,7 @@ std::string fingerprint(const std::string& label, const RunResult& run) {
 
 std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs, unsigned jobs) {
   std::vector<std::string> lines(runs.size());
-  for_each_striped(runs.size(), jobs, [&](uint64_t i) {
+  for_each_index(runs.size(), jobs, [&](uint64_t i) {
     const LabelledScenario& r = runs[i];
     const SeedOutcome o = build_and_run([&] { return r.profile.empty() ? r.scenario : protocols::apply_profile(r.profile, r.scenario); });
     switch (o.kind) {
