@@ -3,6 +3,7 @@
 #include "protocols/services/redlock_service.h"
 #include "protocols/services/zookeeper_service.h"
 #include "models/zookeeper/zk_lock.h"
+#include "sim/detached.h"
 #include "sim/sync.h"
 
 #include <exception>
@@ -57,30 +58,86 @@ class AcquireRecord {
 };
 }  // namespace
 
+namespace {
+// tryLock as the buyer's own loop would run it (SET; after a timeout also GET; give up or wait
+// lock_retry and poll again), with every step a continuation of the parked buyer
+// (sim::Detached): a waiter costs a timer entry and a message per poll, not two switches into its
+// stack. The polls, their instants and their counts are the loop's. It lives on the heap, not
+// on the buyer's stack, and works on its own copy of the buyer's Redis client and its own
+// counters (handed back when it ends): at 10,000 pollers each poll touches this object alone,
+// not lines scattered over the buyer's stack pages.
+class TryLock {
+ public:
+  TryLock(BuyContext& ctx, const std::string& key, Duration ttl)
+      : ctx_(ctx), history_(ctx.simulation().history()), world_(ctx.world()), client_(ctx.redis()), key_(key), ttl_(ttl),
+        retry_(ctx.workload().lock_retry), token_(ctx.new_token()), give_up_(world_.now() + ctx.workload().lock_wait),
+        set_(redis::Command::set_nx_px(key, token_, ttl.count_ms())), detached_(world_) {}
+  TryLock(const TryLock&) = delete;
+  TryLock& operator=(const TryLock&) = delete;
+  // Also when the buyer unwinds: what it learnt and counted is the buyer's.
+  ~TryLock() {
+    ctx_.redis() = client_;
+    if (requests_ > 0) history_.count("lock.requests", requests_);
+    if (tries_ > 1) history_.count("lock.contended", tries_ - 1);
+    if (tries_ > 1) history_.count("lock.wakeups", tries_ - 1);  // a waiter polls: every poll wakes it to look
+  }
+
+  std::optional<HeldLock> run() {
+    send_set();
+    detached_.wait("lock poll");
+    if (!won_) return std::nullopt;
+    return acquired(ctx_, key_, token_, ttl_);
+  }
+
+ private:
+  void send_set() {
+    ++tries_;
+    ++requests_;
+    client_.call_detached(detached_, set_, [this](sim::RpcResult<redis::Reply> set) {
+      if (set.ok() && set.value->kind() == redis::Reply::Kind::ok) return win();
+      if (set.ambiguous()) maybe_ours_ = true;
+      if (!maybe_ours_) return after_try();
+      // Our earlier SET may have landed and only the reply was lost.
+      ++requests_;
+      client_.call_detached(detached_, redis::Command::get(key_), [this](sim::RpcResult<redis::Reply> get) {
+        if (get.ok() && get.value->kind() == redis::Reply::Kind::bulk && get.value->as_bulk() == token_) return win();
+        after_try();
+      });
+    });
+  }
+  void after_try() {
+    if (world_.now() + retry_ > give_up_) {
+      history_.count("lock.gave-up");
+      return detached_.finish();
+    }
+    detached_.after(retry_, [this] { send_set(); });
+  }
+  void win() {
+    won_ = true;
+    detached_.finish();
+  }
+
+  BuyContext& ctx_;
+  History& history_;
+  sim::World& world_;
+  redis::RedisClient client_;
+  const std::string key_;
+  const Duration ttl_;
+  const Duration retry_;
+  const std::string token_;
+  const Instant give_up_;
+  const redis::Command set_;
+  sim::Detached detached_;  // last: destroyed first, so no continuation outlives what it uses
+  int64_t tries_ = 0;
+  int64_t requests_ = 0;
+  bool maybe_ours_ = false;
+  bool won_ = false;
+};
+}  // namespace
+
 std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Duration ttl) {
   const AcquireRecord record(ctx);
-  const std::string token = ctx.new_token();
-  const Instant give_up = ctx.world().now() + ctx.workload().lock_wait;
-  bool maybe_ours = false;
-  for (int tries = 0;; ++tries) {
-    if (tries > 0) ctx.count("lock.contended");
-    if (tries > 0) ctx.count("lock.wakeups");  // a waiter polls: every poll wakes it to look
-    ctx.count("lock.requests");
-    auto set = ctx.redis().call(redis::Command::set_nx_px(key, token, ttl.count_ms()));
-    if (set.ok() && set.value->kind() == redis::Reply::Kind::ok) return acquired(ctx, key, token, ttl);
-    if (set.ambiguous()) maybe_ours = true;
-    if (maybe_ours) {
-      // Our earlier SET may have landed and only the reply was lost.
-      ctx.count("lock.requests");
-      auto get = ctx.redis().call(redis::Command::get(key));
-      if (get.ok() && get.value->kind() == redis::Reply::Kind::bulk && get.value->as_bulk() == token) return acquired(ctx, key, token, ttl);
-    }
-    if (ctx.world().now() + ctx.workload().lock_retry > give_up) {
-      ctx.count("lock.gave-up");
-      return std::nullopt;
-    }
-    sim::sleep_for(ctx.workload().lock_retry);
-  }
+  return std::make_unique<TryLock>(ctx, key, ttl)->run();
 }
 
 void unlock_compare(BuyContext& ctx, const HeldLock& lock) {

@@ -187,6 +187,7 @@ void Network::transmit(Message m, Duration extra) {
     Footprint to_waiter = Footprint::node(m.to);
     const PendingCall* pending = pending_.find(m.rpc_id);
     if (pending != nullptr && pending->waiter != nullptr) to_waiter = pending->waiter->footprint;
+    if (pending != nullptr && pending->behalf != nullptr) to_waiter = pending->behalf->footprint;
     timer = world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); }, to_waiter);
   } else {
     timer = world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); }, into_mailbox(*box), &mailbox_footprint, box);
@@ -197,7 +198,8 @@ void Network::transmit(Message m, Duration extra) {
 
 const FiberRecord* Network::reply_waiter(const void* network, uint64_t rpc_id) {
   const PendingCall* call = static_cast<const Network*>(network)->pending_.find(rpc_id);
-  return call == nullptr ? nullptr : call->waiter;
+  if (call == nullptr) return nullptr;
+  return call->on_done ? call->behalf : call->waiter;
 }
 
 const FiberRecord* Network::mailbox_waiter(const void* box, uint64_t) { return static_cast<const Mailbox*>(box)->waiter(); }
@@ -236,6 +238,11 @@ void Network::deliver(Message m) {
   if (m.is_reply) {
     PendingCall* call = pending_.take(m.rpc_id);
     if (call == nullptr) return;  // the caller gave up (timeout) or died: a late reply
+    if (call->on_done) {
+      world_.cancel_timer(call->timeout);
+      finish_detached(call, RpcResult<std::any>{RpcStatus::ok, std::move(m.body)});
+      return;
+    }
     call->done = true;
     call->body = std::move(m.body);
     world_.wake(call->waiter, WakeReason::woken);
@@ -271,6 +278,63 @@ RpcResult<std::any> Network::call(Node& from, Node& to, const std::string& port,
     if ((r == WakeReason::timed_out || r == WakeReason::cancelled) && !call.done) return RpcResult<std::any>{RpcStatus::timed_out, std::nullopt};
   }
   return RpcResult<std::any>{RpcStatus::ok, std::move(call.body)};
+}
+
+Network::PendingCall* Network::new_detached() {
+  if (detached_free_.empty()) {
+    detached_.push_back(std::make_unique<PendingCall>());
+    return detached_.back().get();
+  }
+  PendingCall* call = detached_free_.back();
+  detached_free_.pop_back();
+  return call;
+}
+
+void Network::finish_detached(PendingCall* call, RpcResult<std::any> result) {
+  Done done = std::move(call->on_done);
+  *call = PendingCall{};
+  detached_free_.push_back(call);
+  done(std::move(result));
+}
+
+void Network::detached_timeout(uint64_t rpc_id) {
+  PendingCall* call = pending_.take(rpc_id);
+  if (call == nullptr) return;
+  finish_detached(call, RpcResult<std::any>{RpcStatus::timed_out, std::nullopt});
+}
+
+uint64_t Network::call_detached(Node& from, const FiberRecord& behalf, Node& to, const std::string& port, std::any request, std::string summary,
+                                Duration timeout, Done done) {
+  const uint64_t rpc_id = next_rpc_id_++;
+  PendingCall* call = new_detached();
+  call->behalf = &behalf;
+  call->on_done = std::move(done);
+  pending_.put(rpc_id, call);
+  Message m;
+  m.from = from.id();
+  m.to = to.id();
+  m.port = port;
+  m.rpc_id = rpc_id;
+  m.body = std::move(request);
+  m.summary = std::move(summary);
+  const Instant deadline = world_.now() + timeout;
+  transmit(std::move(m), Duration::zero());
+  // Armed after sending, as call() parks after sending. A reply comes through a later timer, so
+  // the call is still pending here.
+  call->timeout = world_.at(deadline, [this, rpc_id] { detached_timeout(rpc_id); },
+                            world_.wants_footprints() ? behalf.footprint : Footprint::everything());
+  world_.allow_inline(call->timeout, &reply_waiter, this, rpc_id);
+  return rpc_id;
+}
+
+void Network::forget_detached(uint64_t rpc_id) {
+  if (rpc_id == 0) return;
+  PendingCall* call = pending_.find(rpc_id);
+  if (call == nullptr || !call->on_done) return;
+  pending_.erase(rpc_id);
+  world_.cancel_timer(call->timeout);
+  *call = PendingCall{};
+  detached_free_.push_back(call);
 }
 
 void Network::reply(Node& server, const Message& request, std::any body, std::string summary) {

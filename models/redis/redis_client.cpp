@@ -42,6 +42,61 @@ bool RedisClient::discover(Instant deadline) {
   return false;
 }
 
+namespace {
+sim::RpcResult<Reply> as_reply(sim::RpcResult<std::any> r) {
+  sim::RpcResult<Reply> out;
+  out.status = r.status;
+  if (r.ok()) out.value = std::any_cast<Reply>(std::move(*r.value));
+  return out;
+}
+}  // namespace
+
+void RedisClient::after_reply(const sim::RpcResult<Reply>& r) {
+  if (sentinels_.empty()) return;
+  const bool readonly = r.ok() && r.value->is_error() && std::string_view(r.value->error_message()).starts_with("READONLY");
+  if (!r.ok() || readonly) server_.clear();  // ask the sentinel again next time
+}
+
+void RedisClient::discover_detached(sim::Detached& detached, size_t i, Instant deadline, std::function<void(bool)> then) {
+  // discover(), one sentinel per continuation.
+  sim::World& world = app_->world();
+  if (i == sentinels_.size()) return then(false);
+  const Duration left = deadline - world.now();
+  if (left <= Duration::zero()) return then(false);
+  const Duration share = left / static_cast<int64_t>(sentinels_.size() - i);
+  detached.call(*sentinels_[i], "sentinel", GetPrimary{}, "SENTINEL get-master-addr-by-name", share,
+                [this, &detached, i, deadline, then = std::move(then)](sim::RpcResult<std::any> r) mutable {
+                  if (!r.ok()) return discover_detached(detached, i + 1, deadline, std::move(then));
+                  const auto& primary = std::any_cast<const PrimaryAddress&>(*r.value);
+                  if (sentinels_.size() > 1 && primary.down) return discover_detached(detached, i + 1, deadline, std::move(then));
+                  server_ = primary.primary;
+                  std::rotate(sentinels_.begin(), sentinels_.begin() + static_cast<std::ptrdiff_t>(i),
+                              sentinels_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+                  then(true);
+                });
+}
+
+void RedisClient::send_detached(sim::Detached& detached, const Command& command, Instant deadline, std::function<void(sim::RpcResult<Reply>)> done) {
+  sim::World& world = app_->world();
+  const Duration left = deadline - world.now();
+  if (left <= Duration::zero()) return done({});
+  detached.call(world.node(server_), "redis", command, to_string(command), left,
+                [this, done = std::move(done)](sim::RpcResult<std::any> r) {
+                  sim::RpcResult<Reply> reply = as_reply(std::move(r));
+                  after_reply(reply);
+                  done(std::move(reply));
+                });
+}
+
+void RedisClient::call_detached(sim::Detached& detached, const Command& command, std::function<void(sim::RpcResult<Reply>)> done) {
+  const Instant deadline = app_->world().now() + timeout_;
+  if (!server_.empty()) return send_detached(detached, command, deadline, std::move(done));
+  discover_detached(detached, 0, deadline, [this, &detached, command, deadline, done = std::move(done)](bool found) mutable {
+    if (!found) return done({});
+    send_detached(detached, command, deadline, std::move(done));
+  });
+}
+
 sim::RpcResult<Reply> RedisClient::call(const Command& command) {
   sim::World& world = app_->world();
   const Instant deadline = world.now() + timeout_;
@@ -50,10 +105,7 @@ sim::RpcResult<Reply> RedisClient::call(const Command& command) {
   if (left <= Duration::zero()) return {};
   sim::RpcResult<Reply> r =
       world.network().call_as<Reply>(*app_, world.node(server_), "redis", command, to_string(command), left);
-  if (!sentinels_.empty()) {
-    const bool readonly = r.ok() && r.value->is_error() && std::string_view(r.value->error_message()).starts_with("READONLY");
-    if (!r.ok() || readonly) server_.clear();  // ask the sentinel again next time
-  }
+  after_reply(r);
   return r;
 }
 

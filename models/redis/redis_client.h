@@ -8,11 +8,13 @@
 // after an ambiguous timeout is exactly the kind of duplicate the designs must survive.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "models/redis/redis_state.h"
+#include "sim/detached.h"
 #include "sim/network.h"
 #include "sim/node.h"
 #include "sim/time.h"
@@ -29,6 +31,10 @@ class RedisClient {
   // discovery included. timed_out is ambiguous: the command may have been applied. When no
   // sentinel can be reached the command was never sent, but the result is timed_out too.
   sim::RpcResult<Reply> call(const Command& command);
+  // The same call made by a parked fiber's continuations (sim::Detached): discovery, the command
+  // and the client's bookkeeping happen at the instants call() would make them, and `done` gets
+  // what call() would have returned. The client must outlive `detached`.
+  void call_detached(sim::Detached& detached, const Command& command, std::function<void(sim::RpcResult<Reply>)> done);
 
   // The server the next call goes to; "" when a sentinel client has no primary cached.
   const std::string& server() const { return server_; }
@@ -38,6 +44,9 @@ class RedisClient {
   RedisClient(sim::Node& app, std::vector<sim::Node*> sentinels, std::string server, Duration timeout)
       : app_(&app), sentinels_(std::move(sentinels)), server_(std::move(server)), timeout_(timeout) {}
   bool discover(Instant deadline);
+  void discover_detached(sim::Detached& detached, size_t i, Instant deadline, std::function<void(bool)> then);
+  void send_detached(sim::Detached& detached, const Command& command, Instant deadline, std::function<void(sim::RpcResult<Reply>)> done);
+  void after_reply(const sim::RpcResult<Reply>& r);
 
   sim::Node* app_;
   std::vector<sim::Node*> sentinels_;  // empty: fixed mode
