@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/detached.h"
 #include "sim/fault_plan.h"
 #include "sim/world.h"
 
@@ -320,6 +321,90 @@ TEST(Network, DelayNextIsSpentOnADroppedMessage) {
   });
   ASSERT_EQ(f.w.run().status, RunStatus::completed);
   EXPECT_EQ(sink.got, (std::vector<std::pair<int, int64_t>>{{2, (1_ms).count_ns()}}));
+}
+
+}  // namespace
+}  // namespace oversim::sim
+
+// ---- sim::Detached: a parked fiber's RPCs and timers as continuations
+
+namespace oversim::sim {
+namespace {
+
+// Three polls 5 ms apart, as continuations; returns when each reply came.
+struct DetachedPoller {
+  Fixture& f;
+  std::vector<Instant> replies;
+  std::vector<int> values;
+  void poll(Detached& d, int v) {
+    d.call(f.server, "echo", v, "ping", 10_ms, [this, &d, v](RpcResult<std::any> r) {
+      replies.push_back(now());
+      values.push_back(r.ok() ? std::any_cast<int>(*r.value) : -1);
+      if (replies.size() == 3) return d.finish();
+      d.after(5_ms, [this, &d, v] { poll(d, v + 1); });
+    });
+  }
+  void run() {
+    Detached d(f.w);
+    poll(d, 1);
+    d.wait("poll");
+  }
+};
+
+TEST(Detached, ContinuationsRunAtTheInstantsTheBlockingLoopWould) {
+  // The blocking loop: call, sleep 5 ms, call... Each round trip is 2 ms.
+  std::vector<Instant> expected;
+  {
+    Fixture blocking;
+    blocking.w.spawn(&blocking.client, "loop", [&] {
+      for (int i = 0; i < 3; ++i) {
+        if (i > 0) sleep_for(5_ms);
+        blocking.call(i + 1);
+        expected.push_back(now());
+      }
+    });
+    ASSERT_EQ(blocking.w.run().status, RunStatus::completed);
+  }
+  ASSERT_EQ(expected.size(), 3u);
+  Fixture f;
+  DetachedPoller p{f, {}, {}};
+  f.w.spawn(&f.client, "poller", [&] { p.run(); });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  EXPECT_EQ(p.replies, expected);
+  EXPECT_EQ(p.values, (std::vector<int>{2, 3, 4}));
+  EXPECT_EQ(f.echo.handled, 3);
+}
+
+TEST(Detached, AReplyToAPausedNodeWaitsForTheResumeAsTheFiberWould) {
+  Fixture f;
+  DetachedPoller p{f, {}, {}};
+  f.w.spawn(&f.client, "poller", [&] { p.run(); });
+  // The first reply arrives at 2 ms, inside a pause from 1 ms to 30 ms: it is handled at the
+  // resume, and the next poll leaves 5 ms after that.
+  f.w.at(Instant::zero() + 1_ms, [&] { f.w.pause(f.client); });
+  f.w.at(Instant::zero() + 30_ms, [&] { f.w.resume(f.client); });
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  ASSERT_EQ(p.replies.size(), 3u);
+  EXPECT_EQ(p.replies[0], Instant::zero() + 30_ms);
+  EXPECT_EQ(p.replies[1], Instant::zero() + 37_ms);
+}
+
+TEST(Detached, ACrashLeavesNoContinuationBehind) {
+  Fixture f;
+  DetachedPoller p{f, {}, {}};
+  bool unwound = false;
+  f.w.spawn(&f.client, "poller", [&] {
+    struct Mark {
+      bool& flag;
+      ~Mark() { flag = true; }
+    } mark{unwound};
+    p.run();
+  });
+  f.w.at(Instant::zero() + 4_ms, [&] { f.w.crash(f.client); });  // between the first two polls
+  ASSERT_EQ(f.w.run().status, RunStatus::completed);
+  EXPECT_TRUE(unwound);
+  EXPECT_EQ(p.replies.size(), 1u);
+  EXPECT_EQ(f.echo.handled, 1);
 }
 
 }  // namespace
