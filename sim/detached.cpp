@@ -27,8 +27,6 @@ Detached::~Detached() {
   for (const auto& [key, c] : calls_) world_.network().forget_detached(c);
 }
 
-Node& Detached::node() const { return *node_; }
-
 void Detached::wait(const char* where) {
   while (!finished_) {
     if (!deferred_.empty()) {

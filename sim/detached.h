@@ -44,7 +44,6 @@ class Detached {
   // the node to resume. Throws FiberCancelled like any wait.
   void wait(const char* where);
   void finish();
-  bool finished() const { return finished_; }
 
   // `step` after `delay`, as the fiber's sleep_for(delay) followed by `step` would run.
   void after(Duration delay, std::function<void()> step);
@@ -52,9 +51,6 @@ class Detached {
   void call(Node& to, const std::string& port, std::any request, std::string summary, Duration timeout,
             std::function<void(RpcResult<std::any>)> done);
 
-  World& world() const { return world_; }
-  Node& node() const;
-  const FiberRecord& fiber() const { return fiber_; }
 
  private:
   void run(std::function<void()> step);

@@ -252,6 +252,17 @@ void Network::deliver(Message m) {
   to.mailbox(m.port).push(std::move(m));
 }
 
+Message Network::request_message(const Node& from, const Node& to, const std::string& port, uint64_t rpc_id, std::any body, std::string summary) {
+  Message m;
+  m.from = from.id();
+  m.to = to.id();
+  m.port = port;
+  m.rpc_id = rpc_id;
+  m.body = std::move(body);
+  m.summary = std::move(summary);
+  return m;
+}
+
 RpcResult<std::any> Network::call(Node& from, Node& to, const std::string& port, std::any request, std::string summary, Duration timeout) {
   FiberRecord* me = world_.current_fiber();
   if (me == nullptr || me->node != &from) throw SimError(fmt::format("rpc '{}' must be called from a fiber of node '{}'", summary, from.name()));
@@ -264,14 +275,7 @@ RpcResult<std::any> Network::call(Node& from, Node& to, const std::string& port,
     uint64_t id;
     ~Forget() { net.pending_.erase(id); }
   } forget{*this, rpc_id};
-  Message m;
-  m.from = from.id();
-  m.to = to.id();
-  m.port = port;
-  m.rpc_id = rpc_id;
-  m.body = std::move(request);
-  m.summary = std::move(summary);
-  transmit(std::move(m), Duration::zero());
+  transmit(request_message(from, to, port, rpc_id, std::move(request), std::move(summary)), Duration::zero());
   const Instant deadline = world_.now() + timeout;
   while (!call.done) {
     const WakeReason r = world_.park(deadline, "rpc reply");
@@ -290,10 +294,14 @@ Network::PendingCall* Network::new_detached() {
   return call;
 }
 
-void Network::finish_detached(PendingCall* call, RpcResult<std::any> result) {
-  Done done = std::move(call->on_done);
+void Network::release_detached(PendingCall* call) {
   *call = PendingCall{};
   detached_free_.push_back(call);
+}
+
+void Network::finish_detached(PendingCall* call, RpcResult<std::any> result) {
+  Done done = std::move(call->on_done);
+  release_detached(call);
   done(std::move(result));
 }
 
@@ -310,15 +318,8 @@ uint64_t Network::call_detached(Node& from, const FiberRecord& behalf, Node& to,
   call->behalf = &behalf;
   call->on_done = std::move(done);
   pending_.put(rpc_id, call);
-  Message m;
-  m.from = from.id();
-  m.to = to.id();
-  m.port = port;
-  m.rpc_id = rpc_id;
-  m.body = std::move(request);
-  m.summary = std::move(summary);
   const Instant deadline = world_.now() + timeout;
-  transmit(std::move(m), Duration::zero());
+  transmit(request_message(from, to, port, rpc_id, std::move(request), std::move(summary)), Duration::zero());
   // Armed after sending, as call() parks after sending. A reply comes through a later timer, so
   // the call is still pending here.
   call->timeout = world_.at(deadline, [this, rpc_id] { detached_timeout(rpc_id); },
@@ -333,8 +334,7 @@ void Network::forget_detached(uint64_t rpc_id) {
   if (call == nullptr || !call->on_done) return;
   pending_.erase(rpc_id);
   world_.cancel_timer(call->timeout);
-  *call = PendingCall{};
-  detached_free_.push_back(call);
+  release_detached(call);
 }
 
 void Network::reply(Node& server, const Message& request, std::any body, std::string summary) {

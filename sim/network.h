@@ -133,7 +133,11 @@ class Network {
   RpcResult<std::any> call(Node& from, Node& to, const std::string& port, std::any request, std::string summary, Duration timeout);
   template <class Resp>
   RpcResult<Resp> call_as(Node& from, Node& to, const std::string& port, std::any request, std::string summary, Duration timeout) {
-    RpcResult<std::any> r = call(from, to, port, std::move(request), std::move(summary), timeout);
+    return as<Resp>(call(from, to, port, std::move(request), std::move(summary), timeout));
+  }
+  // An RPC's result with its reply taken out of the std::any.
+  template <class Resp>
+  static RpcResult<Resp> as(RpcResult<std::any> r) {
     RpcResult<Resp> out;
     out.status = r.status;
     if (r.ok()) out.value = std::any_cast<Resp>(std::move(*r.value));
@@ -172,7 +176,9 @@ class Network {
     Done on_done;
     TimerId timeout = 0;
   };
+  static Message request_message(const Node& from, const Node& to, const std::string& port, uint64_t rpc_id, std::any body, std::string summary);
   PendingCall* new_detached();
+  void release_detached(PendingCall* call);
   void finish_detached(PendingCall* call, RpcResult<std::any> result);
   void detached_timeout(uint64_t rpc_id);
   void transmit(Message m, Duration extra);

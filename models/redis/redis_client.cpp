@@ -42,15 +42,6 @@ bool RedisClient::discover(Instant deadline) {
   return false;
 }
 
-namespace {
-sim::RpcResult<Reply> as_reply(sim::RpcResult<std::any> r) {
-  sim::RpcResult<Reply> out;
-  out.status = r.status;
-  if (r.ok()) out.value = std::any_cast<Reply>(std::move(*r.value));
-  return out;
-}
-}  // namespace
-
 void RedisClient::after_reply(const sim::RpcResult<Reply>& r) {
   if (sentinels_.empty()) return;
   const bool readonly = r.ok() && r.value->is_error() && std::string_view(r.value->error_message()).starts_with("READONLY");
@@ -82,7 +73,7 @@ void RedisClient::send_detached(sim::Detached& detached, const Command& command,
   if (left <= Duration::zero()) return done({});
   detached.call(world.node(server_), "redis", command, to_string(command), left,
                 [this, done = std::move(done)](sim::RpcResult<std::any> r) {
-                  sim::RpcResult<Reply> reply = as_reply(std::move(r));
+                  sim::RpcResult<Reply> reply = sim::Network::as<Reply>(std::move(r));
                   after_reply(reply);
                   done(std::move(reply));
                 });
