@@ -5,7 +5,7 @@ packages=(
   g++ clang libclang-rt-14-dev cmake ninja-build
   libboost-fiber-dev libboost-context-dev
   librapidcheck-dev libgtest-dev libgmock-dev
-  libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libbenchmark-dev
+  libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libbenchmark-dev libjemalloc-dev
   jq python3-jsonschema chromium
 )
 missing=()

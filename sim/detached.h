@@ -53,7 +53,10 @@ class Detached {
 
 
  private:
-  void run(std::function<void()> step);
+  // True when a continuation due now must wait for the node to resume (it is paused, or others
+  // wait before it); defer() keeps it and wakes the fiber, which is held until then.
+  bool must_defer() const { return node_->paused() || !deferred_.empty(); }
+  void defer(std::function<void()> step);
   // Reads the node only (not the fiber's record): a crash bumps the incarnation, and at the end
   // of a run no timer fires. Each poll touches as little memory as it can: at 10,000 pollers every
   // distinct line is a cache miss.

@@ -171,7 +171,8 @@ void Network::transmit(Message m, Duration extra) {
     Instant copy_arrival = arrival_after(copy_latency);
     if (copy_arrival <= arrival) copy_arrival = arrival + Duration::ns(1);
     world_.trace_at(&from, "duplicate", {{"to", to.name()}, {"msg", m.summary}});
-    world_.at(copy_arrival, [this, copy = m]() mutable { deliver(std::move(copy)); }, Footprint::everything());
+    const uint32_t copy = keep_in_flight(Message(m));
+    world_.at(copy_arrival, [this, copy] { deliver(take_in_flight(copy)); }, Footprint::everything());
   }
   // A reply touches only the fiber waiting for it (and the network's table of calls, whose
   // entries are independent); a request, the destination's mailbox and whoever waits on it then.
@@ -180,20 +181,42 @@ void Network::transmit(Message m, Duration extra) {
   const bool is_reply = m.is_reply;
   const uint64_t rpc_id = m.rpc_id;
   const Mailbox* box = is_reply ? nullptr : &world_.nodes()[m.to]->mailbox(m.port);
+  const NodeId receiver = m.to;
+  // The message waits in the network's pool; the timer's callback names its slot, small enough
+  // for std::function to hold without allocating.
+  const uint32_t slot = keep_in_flight(std::move(m));
+  auto delivery = [this, slot] { deliver(take_in_flight(slot)); };
   TimerId timer = 0;
   if (!world_.wants_footprints()) {
-    timer = world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); });
+    timer = world_.at(arrival, delivery);
   } else if (is_reply) {
-    Footprint to_waiter = Footprint::node(m.to);
-    const PendingCall* pending = pending_.find(m.rpc_id);
+    Footprint to_waiter = Footprint::node(receiver);
+    const PendingCall* pending = pending_.find(rpc_id);
     if (pending != nullptr && pending->waiter != nullptr) to_waiter = pending->waiter->footprint;
     if (pending != nullptr && pending->behalf != nullptr) to_waiter = pending->behalf->footprint;
-    timer = world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); }, to_waiter);
+    timer = world_.at(arrival, delivery, to_waiter);
   } else {
-    timer = world_.at(arrival, [this, m = std::move(m)]() mutable { deliver(std::move(m)); }, into_mailbox(*box), &mailbox_footprint, box);
+    timer = world_.at(arrival, delivery, into_mailbox(*box), &mailbox_footprint, box);
   }
   if (is_reply) world_.allow_inline(timer, &reply_waiter, this, rpc_id);
   else world_.allow_inline(timer, &mailbox_waiter, box, 0);
+}
+
+uint32_t Network::keep_in_flight(Message m) {
+  if (in_flight_free_.empty()) {
+    in_flight_.push_back(std::move(m));
+    return static_cast<uint32_t>(in_flight_.size() - 1);
+  }
+  const uint32_t slot = in_flight_free_.back();
+  in_flight_free_.pop_back();
+  in_flight_[slot] = std::move(m);
+  return slot;
+}
+
+Message Network::take_in_flight(uint32_t slot) {
+  Message m = std::move(in_flight_[slot]);
+  in_flight_free_.push_back(slot);
+  return m;
 }
 
 const FiberRecord* Network::reply_waiter(const void* network, uint64_t rpc_id) {

@@ -182,6 +182,10 @@ class Network {
   void finish_detached(PendingCall* call, RpcResult<std::any> result);
   void detached_timeout(uint64_t rpc_id);
   void transmit(Message m, Duration extra);
+  // Messages on the wire, by slot: a delivery's timer names its slot instead of holding the
+  // message (one allocation less per message). A slot is reused once its message is delivered.
+  uint32_t keep_in_flight(Message m);
+  Message take_in_flight(uint32_t slot);
   void deliver(Message m);
   Duration draw_latency(NodeId from, NodeId to);
   static Footprint into_mailbox(const Mailbox& box);
@@ -200,6 +204,8 @@ class Network {
   };
   std::map<std::pair<NodeId, NodeId>, HeldLink> held_;
   std::map<std::pair<NodeId, NodeId>, Instant> last_arrival_;
+  std::vector<Message> in_flight_;
+  std::vector<uint32_t> in_flight_free_;
   IdTable<PendingCall> pending_;
   std::vector<std::unique_ptr<PendingCall>> detached_;  // every detached call's record, reused
   std::vector<PendingCall*> detached_free_;
