@@ -528,9 +528,18 @@ void World::cancel_timer(TimerId id) {
   if (const std::optional<uint32_t> slot = pending_slot(id)) release_timer_slot(*slot);
 }
 
+TimerEntry World::pop_timer() {
+  const TimerEntry e = timer_heap_.pop();
+  // The next timer's slot is read when it comes up (is it cancelled? whom does it wake?): with
+  // tens of thousands pending that read is a cache miss on every event, so start it now, while
+  // this timer's work runs. A hint only: it changes no value.
+  if (!timer_heap_.empty()) __builtin_prefetch(&timer_slots_[timer_heap_.top().slot()]);
+  return e;
+}
+
 void World::drop_cancelled_timers() {
   // A cancelled timer stays in the heap until it comes to the top.
-  while (!timer_heap_.empty() && timer_slots_[timer_heap_.top().slot()].seq != timer_heap_.top().seq()) timer_heap_.pop();
+  while (!timer_heap_.empty() && timer_slots_[timer_heap_.top().slot()].seq != timer_heap_.top().seq()) pop_timer();
 }
 
 void World::run_callback(const std::function<void()>& callback) {
@@ -558,7 +567,7 @@ bool World::fire_next_timer_inline(const FiberRecord* suspending) {
     // crash nodes or spawn: they go through the dispatcher.
     if (slot.wake_target == nullptr) return false;
     if (suspending != nullptr && slot.wake_target(slot.wake_owner, slot.wake_key) == suspending) return false;
-    timer_heap_.pop();
+    pop_timer();
     now_ = top.at;
     std::function<void()> callback = std::move(slot.callback);
     release_timer_slot(top.slot());
@@ -569,7 +578,7 @@ bool World::fire_next_timer_inline(const FiberRecord* suspending) {
   }
   // Waking the suspending fiber itself would resume the running context: the dispatcher.
   if (fiber == suspending) return false;
-  timer_heap_.pop();
+  pop_timer();
   now_ = top.at;
   release_timer_slot(top.slot());
   fiber->timer_slot = UINT32_MAX;
@@ -604,13 +613,13 @@ void World::advance() {
   }
   TimerEntry chosen{};
   if (ties_.empty() && !timer_heap_.top_is_tied()) {
-    chosen = timer_heap_.pop();
+    chosen = pop_timer();
   } else {
     // Simultaneous timers: the strategy decides which fires first; the rest stay tied. Timers
     // due now that are not yet among the ties (the first advance at this instant, or timers a
     // callback added for now_) join them first.
     while (!timer_heap_.empty() && timer_heap_.top().at == at) {
-      const TimerEntry e = timer_heap_.pop();
+      const TimerEntry e = pop_timer();
       if (timer_slots_[e.slot()].seq != e.seq()) continue;  // cancelled
       timer_slots_[e.slot()].tie_index = static_cast<uint32_t>(ties_.size());
       ties_.push_back(e);

@@ -287,6 +287,7 @@ class World {
   bool fire_next_timer_inline(const FiberRecord* suspending);
   std::optional<uint32_t> pending_slot(TimerId id) const;  // the slot of a timer not yet fired or cancelled
   void drop_cancelled_timers();
+  TimerEntry pop_timer();  // the heap's top, taken off
   void run_callback(const std::function<void()>& callback);  // a throw stops the run with the failure
   void on_pick(FiberRecord* rec);
   uint64_t choose_from(ChoiceKind kind, uint64_t bound, const std::vector<uint64_t>* fiber_ids, const std::vector<Footprint>* footprints = nullptr);
