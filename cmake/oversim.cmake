@@ -24,9 +24,10 @@ endif()
 
 # The allocator the oversim command, its benchmarks and its tests link (never the libraries: a
 # program that embeds them keeps its own). A large sale keeps hundreds of thousands of small
-# objects alive (messages in flight, queued commands, timers); glibc's malloc spends a third of
-# such a run in its free lists, jemalloc (Debian's libjemalloc-dev) about a tenth
-# (docs/performance.md). The sanitizers bring their own allocator, so they keep the system one.
+# objects alive (messages in flight, queued commands, timers); glibc's malloc spends about a
+# third of such a run in its free lists, and with jemalloc (Debian's libjemalloc-dev) the same
+# runs take 0.6 to 0.8 of the time (docs/performance.md, issue 31 part 4). The sanitizers bring
+# their own allocator, so they keep the system one.
 # Nothing oversim computes depends on addresses: the allocator never changes a run.
 set(OVERSIM_ALLOCATOR "jemalloc" CACHE STRING "Allocator linked into oversim's programs: jemalloc or system")
 set_property(CACHE OVERSIM_ALLOCATOR PROPERTY STRINGS jemalloc system)

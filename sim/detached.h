@@ -51,7 +51,6 @@ class Detached {
   void call(Node& to, const std::string& port, std::any request, std::string summary, Duration timeout,
             std::function<void(RpcResult<std::any>)> done);
 
-
  private:
   // True when a continuation due now must wait for the node to resume (it is paused, or others
   // wait before it); defer() keeps it and wakes the fiber, which is held until then.
