@@ -25,6 +25,13 @@ WorldConfig bench_config() {
   return c;
 }
 
+// Reports `per_iteration` items of each iteration as a rate, under `counter` too.
+void report_rate(benchmark::State& state, int64_t per_iteration, const char* counter) {
+  const int64_t items = static_cast<int64_t>(state.iterations()) * per_iteration;
+  state.SetItemsProcessed(items);
+  state.counters[counter] = benchmark::Counter(static_cast<double>(items), benchmark::Counter::kIsRate);
+}
+
 // Each fiber sleeps `rounds` times for a fiber-specific period: almost every wake-up is a
 // distinct timer event, so this measures timer heap + park/wake + two switches per event.
 void BM_TimerEvents(benchmark::State& state) {
@@ -41,8 +48,7 @@ void BM_TimerEvents(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(w.run());
   }
-  state.SetItemsProcessed(state.iterations() * rounds * fibers);
-  state.counters["timer_events_per_s"] = benchmark::Counter(static_cast<double>(state.iterations() * rounds * fibers), benchmark::Counter::kIsRate);
+  report_rate(state, rounds * fibers, "timer_events_per_s");
 }
 BENCHMARK(BM_TimerEvents)->Arg(10)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 
@@ -60,8 +66,7 @@ void BM_FiberSwitches(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(w.run());
   }
-  state.SetItemsProcessed(state.iterations() * rounds * fibers);
-  state.counters["switches_per_s"] = benchmark::Counter(static_cast<double>(state.iterations() * rounds * fibers), benchmark::Counter::kIsRate);
+  report_rate(state, rounds * fibers, "switches_per_s");
 }
 BENCHMARK(BM_FiberSwitches)->Arg(10)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 
@@ -91,8 +96,7 @@ void BM_MessagesInFlight(benchmark::State& state) {
     });
     benchmark::DoNotOptimize(w.run());
   }
-  state.SetItemsProcessed(state.iterations() * rounds * in_flight);
-  state.counters["messages_per_s"] = benchmark::Counter(static_cast<double>(state.iterations() * rounds * in_flight), benchmark::Counter::kIsRate);
+  report_rate(state, rounds * in_flight, "messages_per_s");
 }
 BENCHMARK(BM_MessagesInFlight)->Arg(100)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 

@@ -53,12 +53,7 @@ void Detached::after(Duration delay, std::function<void()> step) {
   const uint64_t key = next_key_++;
   const TimerId t = world_.at(world_.now() + delay, [this, key, step = std::move(step)]() mutable {
     forget(timers_, key);
-    if (gone()) return;
-    if (must_defer()) {
-      defer(std::move(step));
-      return;
-    }
-    step();
+    run(std::move(step));
   }, footprint());
   timers_.emplace_back(key, t);
   world_.allow_inline(t, &fiber_itself, &fiber_, 0);
@@ -70,12 +65,7 @@ void Detached::call(Node& to, const std::string& port, std::any request, std::st
   const uint64_t c = world_.network().call_detached(*node_, fiber_, to, port, std::move(request), std::move(summary), timeout,
                                                     [this, key, done = std::move(done)](RpcResult<std::any> r) mutable {
                                                       forget(calls_, key);
-                                                      if (gone()) return;
-                                                      if (must_defer()) {
-                                                        defer([done = std::move(done), r = std::move(r)]() mutable { done(std::move(r)); });
-                                                        return;
-                                                      }
-                                                      done(std::move(r));
+                                                      run([done = std::move(done), r = std::move(r)]() mutable { done(std::move(r)); });
                                                     });
   calls_.emplace_back(key, c);
 }

@@ -52,9 +52,18 @@ class Detached {
             std::function<void(RpcResult<std::any>)> done);
 
  private:
-  // True when a continuation due now must wait for the node to resume (it is paused, or others
-  // wait before it); defer() keeps it and wakes the fiber, which is held until then.
-  bool must_defer() const { return node_->paused() || !deferred_.empty(); }
+  // Runs a continuation that is due now, unless the fiber is gone. While the node is paused (or
+  // others wait before it) it is kept, type-erased only then, and the fiber is woken: held until
+  // the node resumes, it runs what waited in wait().
+  template <class Step>
+  void run(Step&& step) {
+    if (gone()) return;
+    if (node_->paused() || !deferred_.empty()) {
+      defer(std::function<void()>(std::forward<Step>(step)));
+      return;
+    }
+    step();
+  }
   void defer(std::function<void()> step);
   // Reads the node only (not the fiber's record): a crash bumps the incarnation, and at the end
   // of a run no timer fires. Each poll touches as little memory as it can: at 10,000 pollers every
