@@ -430,17 +430,18 @@ ProbeCache& probe_cache() {
 
 }  // namespace
 
-Probe probe(const Scenario& scenario) {
+Probe probe(const Scenario& scenario, ProbeLength length) {
   const Design* design = find_design(scenario.design);
   if (design == nullptr) throw std::invalid_argument(fmt::format("unknown variant '{}'", scenario.design));
   Scenario s = scenario;
   s.keep_trace = false;
   s.record_choices = false;
   if (auto problem = scenario_problem(s, *design)) throw std::invalid_argument(*problem);
-  const std::string key = probe_key(s);
+  const std::string key = probe_key(s) + (length == ProbeLength::whole_run ? "|whole" : "|heal");
   if (auto cached = probe_cache().find(key)) return *cached;
   Simulation sim(s, *design);
   sim.track_window();
+  if (length == ProbeLength::until_heal) sim.end_at_heal();
   Probe out;
   // Observers hear a point only while points are open (World::close_points): what a fault can
   // strike. The run already has one (track_window), so this one changes nothing in it.
@@ -452,7 +453,7 @@ Probe probe(const Scenario& scenario) {
   sim.run();
   for (const auto& [point, n] : sim.world().point_counts()) out.points.emplace(point, n);
   out.window = sim.window();
-  out.decisions = sim.world().schedule_choices();
+  if (length == ProbeLength::whole_run) out.decisions = sim.world().schedule_choices();
   probe_cache().add(key, out);
   return out;
 }
@@ -470,7 +471,7 @@ Scenario apply_search(Scenario s) {
   if (s.search.kind == Search::Kind::pct) {
     Scenario uniform = s;
     uniform.schedule = "random";
-    s.schedule = fmt::format("pct:{}:{}", s.search.depth, std::max<uint64_t>(1, probe(uniform).decisions));
+    s.schedule = fmt::format("pct:{}:{}", s.search.depth, std::max<uint64_t>(1, probe(uniform, ProbeLength::whole_run).decisions));
   } else {
     s.schedule = "random";
   }
@@ -520,7 +521,8 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
 
   // The probe: this sale, this seed, no faults. Everything the plan needs to know about timing
   // comes from it.
-  const Probe pr = probe(s);
+  // PCT's probe runs whole (apply_search needs its decisions): one probe serves both.
+  const Probe pr = probe(s, s.search.kind == Search::Kind::pct ? ProbeLength::whole_run : ProbeLength::until_heal);
   // The plan's own stream (seeded by the run's seed), apart from the run's choices.
   Prng prng(s.seed ^ 0xfa017ULL);
   const bool swarm = s.search.kind == Search::Kind::swarm;

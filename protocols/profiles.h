@@ -49,11 +49,13 @@ const std::vector<ProfileSet>& profile_sets();
 // What a sale reaches without faults: how often each fault point is reached, and how many
 // scheduling decisions it makes (PCT's step estimate).
 struct Probe {
+  // Every point reached, open or not: a faultless sale's points all come before the heal, so a
+  // probe until the heal counts the same.
   std::map<std::string, uint64_t, std::less<>> points;
   // The occurrences while points were open (before the conductor closes them once the sale and
   // its faults are over): the ones a triggered fault can strike.
   std::map<std::string, uint64_t, std::less<>> open_points;
-  uint64_t decisions = 0;
+  uint64_t decisions = 0;  // ProbeLength::whole_run only (0 until the heal)
   // The selling window: the occurrences of each point that came while stock remained, as spans
   // of occurrence numbers [first, last] (Simulation::track_window). A fault placed on one of
   // them strikes while there is still something to oversell or undersell; one placed after
@@ -61,9 +63,13 @@ struct Probe {
   std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>, std::less<>> window;
   uint64_t in_window(std::string_view point) const;
 };
+// How far a probe runs. Every count a fault plan is placed by (points, open_points, window)
+// is complete at the heal, when the conductor closes the fault points; only `decisions`, the
+// schedule choices PCT spreads its change points over, needs the settle time after it.
+enum class ProbeLength : uint8_t { until_heal, whole_run };
 // Runs `scenario` (its own fault plan included, if any) and counts. Throws std::invalid_argument
 // for a scenario that cannot run.
-Probe probe(const Scenario& scenario);
+Probe probe(const Scenario& scenario, ProbeLength length = ProbeLength::until_heal);
 
 // Returns `base` with the profile's fault plan (replacing base.faults), its workload changes and
 // notes, and its schedule (PCT gets its decision estimate from the probe). Throws

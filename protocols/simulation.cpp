@@ -604,6 +604,7 @@ void Simulation::conductor() {
   world_->close_points();
   world_->trace("heal", {});
   sim::heal_everything(*world_);
+  if (end_at_heal_) return;
   sim::sleep_for(scenario_.settle);
   history_.quiesced_at = world_->now();
   world_->trace("quiesced", {});

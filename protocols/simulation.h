@@ -242,6 +242,10 @@ class Simulation {
   // of occurrence numbers [first, last]. Profiles place their faults among them (probe()).
   void track_window();
   const std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>, std::less<>>& window() const { return window_; }
+  // Before run(): end the run at the heal (every buyer done, every fault played out, fault
+  // points closed), skipping the settle time. For a probe: no fault can strike after the heal,
+  // so nothing a plan is placed by happens there. Its properties are not judged.
+  void end_at_heal() { end_at_heal_ = true; }
   // The faults the scenario's fault choices struck, in the order they struck, as triggered
   // faults with their trigger filled in.
   const std::vector<sim::Fault>& chosen_faults() const { return chosen_faults_; }
@@ -266,6 +270,7 @@ class Simulation {
   uint64_t tokens_ = 0;
   std::vector<sim::Fault> chosen_faults_;
   bool may_crash_ = true;  // some fault of the run is not a pause (see buyer())
+  bool end_at_heal_ = false;
   bool explorer_run_ = false;  // fault choices or a choice-list schedule (see conductor())
   int64_t orders_seen_ = 0;
   bool tracking_window_ = false;

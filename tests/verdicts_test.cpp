@@ -243,7 +243,7 @@ const Row kTable[] = {
     {"async_order_write", "slow-rpc", H, H, H, H, H, H, H, H, H, "reached: sold_out where_rechecked_after_wait"},
     {"async_order_write", "app-crash", H, H, V, H, V, H, H, H, V, "reached: sold_out where_rechecked_after_wait"},
     {"async_order_write", "lost-replies", H, H, H, H, V, H, H, H, V, "reached: sold_out"},
-    {"async_order_write", "retries", H, V, V, H, V, H, H, H, V, "because: #click.double; reached: sold_out #retry.gateway"},
+    {"async_order_write", "retries", H, V, V, H, V, H, H, H, V, "because: #click.double; reached: sold_out #retry.gateway; seeds: 56"},
     {"async_order_write", "chaos", H, H, V, H, V, H, H, H, V, "reached: sold_out where_rechecked_after_wait"},
     {"article_recipe", "none", H, H, H, H, H, H, H, H, H, "reached: sold_out lock_contended"},
     {"article_recipe", "gc-pause", H, H, H, H, H, V, H, H, H, "because: lease_expired_while_held; reached: sold_out lock_contended"},
