@@ -427,8 +427,8 @@ std::vector<std::string> require_flag(const std::string& text) {
 }
 
 // The coverage a faulted sweep must reach for its verdict to mean anything: the fault struck while
-// units remained, and, for a profile aimed at the lock of a design that has one, while a lock was
-// held. None for a plan or no faults.
+// units remained, and, for a profile aimed at the lock of a design that takes one, while a lock
+// was held. None for a plan or no faults.
 // Each with the words that say where the fault had to strike.
 struct Target {
   std::string property;
@@ -437,7 +437,8 @@ struct Target {
 std::vector<Target> profile_targets(const FaultsChoice& faults, const Scenario& s) {
   if (faults.profile.empty() || faults.profile == "none") return {};
   std::vector<Target> out = {{"fault_struck_during_sale", "while units remained"}};
-  if (protocols::profile_aims_at_lock(faults.profile) && protocols::Simulation::roles(s, design_flag(s.design)).has_lock_service()) {
+  const protocols::Roles roles = protocols::Simulation::roles(s, design_flag(s.design));
+  if (protocols::profile_aims_at_lock(faults.profile) && roles.has_lock_service() && roles.takes_lock) {
     out.push_back({"fault_hit_held_lock", "while a lock was held"});
   }
   return out;
@@ -876,12 +877,13 @@ int compare_command(const CompareFlags& f) {
       return;
     }
     const properties::SweepOptions& opt = grid[cell];
-    const bool has_lock = protocols::Simulation::roles(opt.base, design_flag(v)).has_lock_service();
+    const protocols::Roles roles = protocols::Simulation::roles(opt.base, design_flag(v));
+    const bool has_lock = roles.has_lock_service() && roles.takes_lock;
     const bool untested = properties::faults_untested(sw, faults[i].profile.empty());
     for (const Column& c : columns) {
       const properties::PropertyCount& count = sw.counts[c.property->name];
       const int64_t n = c.property->kind == properties::Kind::sometimes ? count.reached : count.violated;
-      // A lock's coverage means nothing for a design without a lock service: '-', not a '.'
+      // A lock's coverage means nothing for a design that takes no lock: '-', not a '.'
       // that reads as "never reached".
       const bool not_applicable = c.about_lock && !has_lock;
       const std::string zero = c.about_faults && untested ? "unfired" : ".";

@@ -111,6 +111,10 @@ std::optional<std::string> point_unreachable(std::string_view name, const std::s
   if (point->service == "lock" && design.services.empty()) {
     return fmt::format("{}, which {} mark while a buyer holds a lock; {} has no lock service ({})", name, point->marked_by, design.name, services_of(design));
   }
+  if (point->service == "lock" && !design.steps.takes_lock) {
+    return fmt::format("{}, which {} mark while a buyer holds a lock; {} takes no lock (it keeps only data on {})", name, point->marked_by, design.name,
+                       services_of(design));
+  }
   if (!point->service.empty() && point->service != "lock") {
     const bool built = std::find(design.services.begin(), design.services.end(), point->service) != design.services.end();
     const ServiceKind* kind = find_service_kind(point->service);

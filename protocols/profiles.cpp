@@ -205,6 +205,13 @@ std::optional<std::string> needs_lock_service(const Roles& r) {
   if (r.has_lock_service()) return std::nullopt;
   return std::string("the design uses no lock service");
 }
+// A fault that strikes a held lock (at after_acquire): a design that keeps only data on its
+// lock service (dedup keys, stock) never reaches it.
+std::optional<std::string> needs_lock_taken(const Roles& r) {
+  if (!r.has_lock_service()) return std::string("the design uses no lock service");
+  if (r.takes_lock) return std::nullopt;
+  return fmt::format("the design takes no lock on its {} service, only keeps data there", r.service);
+}
 std::optional<std::string> needs_replica(const Roles& r) {
   if (r.replicated) return std::nullopt;
   return r.has_lock_service() ? fmt::format("its lock service ({}) has no replica to take over", r.service) : std::string("the design uses no lock service");
@@ -213,8 +220,13 @@ std::optional<std::string> needs_far_side(const Roles& r) {
   if (!r.far_side.empty()) return std::nullopt;
   return r.has_lock_service() ? fmt::format("its lock service ({}) is one node", r.service) : std::string("the design uses no lock service");
 }
+std::optional<std::string> needs_far_side_and_lock(const Roles& r) {
+  if (auto why = needs_far_side(r)) return why;
+  return needs_lock_taken(r);
+}
 std::optional<std::string> needs_acquire_points(const Roles& r) {
   if (!r.acquire_points.empty()) return std::nullopt;
+  if (r.has_lock_service() && !r.takes_lock) return needs_lock_taken(r);
   return r.has_lock_service() ? fmt::format("its lock service ({}) takes a lock in one request", r.service) : std::string("the design uses no lock service");
 }
 
@@ -228,10 +240,10 @@ struct Kind {
 const Kind kKinds[] = {
     {"gc-pause", gc_pause, "a buyer's purchase step", anywhere},
     {"failover", failover, "write_unreplicated or after_acquire (a write to a Redis primary with a replica)", needs_replica},
-    {"partition", partition, "after_acquire (a lock acquired)", needs_far_side},
-    {"clock-jump", clock_jump, "after_acquire (a lock acquired)", needs_lock_service},
+    {"partition", partition, "after_acquire (a lock acquired)", needs_far_side_and_lock},
+    {"clock-jump", clock_jump, "after_acquire (a lock acquired)", needs_lock_taken},
     {"clock-drift", clock_drift, "a lock service", needs_lock_service},
-    {"lock-restart", lock_restart, "after_acquire (a lock acquired)", needs_lock_service},
+    {"lock-restart", lock_restart, "after_acquire (a lock acquired)", needs_lock_taken},
     {"acquire-pause", acquire_pause, "a point between a client's acquire requests (during_acquire)", needs_acquire_points},
     {"slow-rpc", slow_rpc, "a statement sent to the database", anywhere},
     {"app-crash", app_crash, "a buyer's purchase step", anywhere},

@@ -19,6 +19,7 @@ namespace oversim::protocols {
   X(redis_fenced_stale_read)    \
   X(async_order_write)          \
   X(article_recipe)             \
+  X(setnx_dedup_only)           \
   X(redlock_read_modify_write)  \
   X(redlock_no_validity_check)  \
   X(redlock_conditional)        \

@@ -33,6 +33,7 @@ struct Roles {
   Duration takeover_time = Duration::zero(); // about how long that takes (the failover profile outlasts it)
   bool session_expiry = false;              // a holder cut off loses its lock when its session expires
   std::vector<std::string> acquire_points;  // points a client reaches while acquiring, between its requests
+  bool takes_lock = false;                  // the design takes a lock there (Steps::takes_lock), not only keeps data
   bool has_lock_service() const { return !lock_nodes.empty(); }
 };
 

@@ -339,7 +339,10 @@ std::vector<std::string> Simulation::node_names(const Scenario& scenario, const 
 
 Roles Simulation::roles(const Scenario& scenario, const Design& design) {
   if (design.services.empty()) return {};
-  return kind_of_service(design, design.services.front()).roles(scenario.workload);
+  Roles r = kind_of_service(design, design.services.front()).roles(scenario.workload);
+  r.takes_lock = design.steps.takes_lock;
+  if (!r.takes_lock) r.acquire_points.clear();  // nobody acquires
+  return r;
 }
 
 Simulation::~Simulation() = default;

@@ -58,6 +58,9 @@ struct Steps {
   bool idempotency_key = false;     // a request id checked before the lock
   bool ledger = false;              // a ledger row per decrement, in the same transaction
   bool degrade = false;             // a path for when the lock service is down
+  // The design takes a lock on its lock service. False for a design that keeps only data there
+  // (dedup keys, stock): profiles aimed at the lock then do not ask that a fault hit a held lock.
+  bool takes_lock = true;
 };
 const char* to_string(Steps::Decrement d);
 

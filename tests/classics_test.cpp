@@ -265,6 +265,39 @@ TEST(Classics, AnInMemoryOrderQueueDiesWithItsProcessAndLosesAcknowledgedOrders)
   EXPECT_EQ(r.orders, 0);
 }
 
+// oversim run --variant setnx_dedup_only --seed 4 --faults 'on write_unreplicated in redis-1 crash redis-1;
+//   on write_unreplicated in redis-1 after 3s restart redis-1; on before_commit cut db -> here;
+//   on before_commit after 275ms heal' --buyers 1 --stock 2 --apps 1 --retries 1 --remote-call 1500ms
+//   --lock-ttl 5s --lock-wait 10s --gateway-timeout 15s
+// (what `check --variant setnx_dedup_only --faults failover+retries` shrinks its first failure to)
+TEST(Classics, ADedupKeyOnlyInRedisIsLostInAFailoverAndTheRetryOrdersAgain) {
+  Scenario s = scenario("setnx_dedup_only", 4,
+                        "on write_unreplicated in redis-1 crash redis-1; on write_unreplicated in redis-1 after 3s restart redis-1; "
+                        "on before_commit cut db -> here; on before_commit after 275ms heal",
+                        1, 2, 1);
+  s.workload.max_retries = 1;
+  s.workload.remote_call = sim::Duration::ms(1500);
+  s.workload.lock_ttl = sim::Duration::s(5);
+  s.workload.lock_wait = sim::Duration::s(10);
+  s.workload.gateway_timeout = sim::Duration::s(15);
+  const RunResult r = properties::run_checked(s);
+  // The key was written on the primary, which crashed before replicating it; the replica that
+  // Sentinel promoted never had it, so the gateway's retry of the purchase whose commit reply was
+  // cut finds no key, and orders again. One buyer, two orders.
+  ASSERT_TRUE(r.result("no_duplicate_order").violated);
+  EXPECT_EQ(r.result("no_duplicate_order").violation->witness, "user=u1 sku=sku1 activity=flash-1 has 2 orders (o-r1-1,o-r1-2)");
+  EXPECT_TRUE(r.result("failover_happened").reached);
+  EXPECT_FALSE(r.result("no_oversell").violated);
+  EXPECT_EQ(r.orders, 2);
+
+  // The same run without the crash: the retry finds the key and answers with the first order.
+  Scenario kept = s;
+  kept.faults = sim::FaultPlan::parse("on before_commit cut db -> here; on before_commit after 275ms heal");
+  const RunResult k = properties::run_checked(kept);
+  EXPECT_FALSE(k.result("no_duplicate_order").violated);
+  EXPECT_EQ(k.orders, 1);
+}
+
 TEST(Classics, TheFirstFailureOfASweepReplaysBitForBitFromItsScenario) {
   properties::SweepOptions opt;
   opt.base.design = "redis_lock_read_modify_write";

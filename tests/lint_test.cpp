@@ -280,7 +280,10 @@ TEST(Lint, EveryDesignDeclaresTheStepsItTakes) {
       case Steps::Decrement::relative: EXPECT_TRUE(relative && !conditional && !for_update); break;
     }
     const bool zookeeper = !s.zk.empty();
-    if (!d->services.empty()) {
+    // A design that takes no lock keeps only data on its service (dedup keys, stock).
+    const bool locks = zookeeper || s.redis_has("^SET lock:") || s.redis_has("^EVAL del_if_equals lock:");
+    EXPECT_EQ(d->steps.takes_lock && !d->services.empty(), locks);
+    if (!d->services.empty() && d->steps.takes_lock) {
       switch (d->steps.release) {
         case Steps::Release::token_compare: EXPECT_TRUE(s.redis_has("^EVAL del_if_equals lock:") && !s.redis_has("^DEL lock:")); break;
         case Steps::Release::plain_del: EXPECT_TRUE(s.redis_has("^DEL lock:")); break;
@@ -288,7 +291,7 @@ TEST(Lint, EveryDesignDeclaresTheStepsItTakes) {
       }
     }
     EXPECT_EQ(d->steps.renews_lease, s.redis_has("^EVAL pexpire_if_equals lock:"));
-    EXPECT_EQ(d->steps.idempotency_key, s.redis_has("^SET idem:"));
+    EXPECT_EQ(d->steps.idempotency_key, s.redis_has("^SET (idem|dedup):"));
     EXPECT_EQ(d->steps.ledger, s.sql_has("^INSERT INTO inventory_ledger"));
   }
 }
