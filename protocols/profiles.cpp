@@ -17,7 +17,7 @@ using sim::Prng;
 
 // Points a buyer's purchase reaches (sim/fault_plan.h; models/db/db_client.h, protocols/steps.h).
 const std::vector<std::string> kBuyerPoints = {"after_acquire", "after_read", "before_write", "before_insert",
-                                               "before_commit", "after_commit", "before_release"};
+                                               "before_commit", "after_commit", "before_release", "after_stock_taken"};
 // Points at which a message to the database is about to leave.
 const std::vector<std::string> kDbSendPoints = {"before_write", "before_insert", "before_commit"};
 
@@ -124,8 +124,9 @@ Faults gc_pause(Placer& pl, const Roles&) {
 Faults failover(Placer& pl, const Roles& r) {
   // Right after the primary answered a write its replica lacks alone (nothing else is lost), or
   // right after a buyer acquired its lock (the key, and maybe the release before it, is lost: the
-  // replica then holds a stale lock, a liveness fault).
-  const std::string on = pl.trigger({"write_unreplicated", "after_acquire"});
+  // replica then holds a stale lock, a liveness fault), or right after a design's stock
+  // decrement in Redis answered OK (the decrement is lost unless it was replicated already).
+  const std::string on = pl.trigger({"write_unreplicated", "after_acquire", "after_stock_taken"});
   if (on.empty()) return {};
   const std::string where = on.find("write_unreplicated") != std::string::npos ? " in " + r.lock_node : "";
   return {fmt::format("{}{} crash {}", on, where, r.lock_node), fmt::format("{}{} after 3s restart {}", on, where, r.lock_node)};

@@ -82,6 +82,9 @@ class Service {
   virtual std::optional<std::string> takeover() const { return std::nullopt; }
   // Every node's load, in build order (nothing for a service whose model does not count it).
   virtual void loads(std::vector<NodeLoad>& /*out*/) const {}
+  // Before the run: the data a design keeps on the service (its stock), as if loaded before the
+  // sale. False when the service keeps no data of a design's.
+  virtual bool preload(const std::string& /*key*/, const std::string& /*value*/) { return false; }
 };
 
 // A fault point the service's own model marks (protocols/points.h lists every point): a plan that

@@ -284,6 +284,14 @@ Simulation::Simulation(const Scenario& scenario, const Design& design, std::uniq
   const db::DbServerConfig dc = db_config(design_, w);
   for (int s = 1; s <= w.skus; ++s) skus_.push_back(sku_name(s));  // numeric order: sku2 before sku10
   db_ = std::make_unique<db::DbServer>(*world_, dc);
+  if (design_.steps.service_stock) {
+    // Before any buyer: every SKU's initial stock in the first service (no message, no draw).
+    if (services_.empty() || !services_.front()->preload("stock:" + skus_.front(), std::to_string(w.stock))) {
+      throw std::invalid_argument(fmt::format("{} keeps its stock in a service, but {} keeps no data", design_.name,
+                                              services_.empty() ? std::string("it declares none") : services_.front()->kind()));
+    }
+    for (const std::string& sku : skus_) services_.front()->preload("stock:" + sku, std::to_string(w.stock));
+  }
   // The sale in committed state: when units sold, when each SKU ran out (a SKU with no stock ran
   // out before the sale began).
   for (const std::string& sku : skus_) {

@@ -61,6 +61,9 @@ struct Steps {
   // The design takes a lock on its lock service. False for a design that keeps only data there
   // (dedup keys, stock): profiles aimed at the lock then do not ask that a fault hit a held lock.
   bool takes_lock = true;
+  // The stock lives in the lock service too (Redis: `stock:{sku}`, loaded with the initial stock
+  // before the sale, as a warm-up job would): the design decrements it there first.
+  bool service_stock = false;
 };
 const char* to_string(Steps::Decrement d);
 
@@ -161,6 +164,7 @@ class BuyContext {
 
   std::string lock_key() const { return "lock:stock:" + sku; }
   std::string idempotency_key() const { return "idem:" + request_id; }
+  std::string stock_key() const { return "stock:" + sku; }  // Steps::service_stock
   std::string holder() const;         // "r3#1"
   std::string new_order_id();         // unique per attempt: "o-r3-1"
   std::string new_token();            // a random lock value, unique in the run

@@ -262,6 +262,21 @@ void zk_release(BuyContext& ctx, const HeldLock& lock) {
   count_zk(ctx, before, h.lock->stats());
 }
 
+StockTake take_service_stock(BuyContext& ctx) {
+  auto take = ctx.redis().call(redis::Command::decr_if_at_least(ctx.stock_key(), 1, 0));
+  if (!take.ok()) return StockTake::unknown;
+  if (take.value->is_error() || take.value->as_integer() < 0) return StockTake::sold_out;
+  ctx.count("stock.taken");
+  ctx.world().reach("after_stock_taken");
+  return StockTake::taken;
+}
+
+void give_service_stock_back(BuyContext& ctx) {
+  if (ctx.world().current_fiber_cancelled()) return;  // a dead process sends nothing
+  ctx.count("stock.given-back");
+  ctx.redis().call(redis::Command::incrby(ctx.stock_key(), 1));
+}
+
 BuyResult insert_order_and_commit(BuyContext& ctx, db::DbConnection& conn) {
   const std::string order = ctx.new_order_id();
   db::DbCall insert = conn.execute(db::InsertOrder{ctx.order_row(order)});

@@ -75,6 +75,15 @@ bool zk_still_held(const HeldLock& lock);
 // Delete the lock node (Curator keeps retrying a lost delete in the background).
 void zk_release(BuyContext& ctx, const HeldLock& lock);
 
+// Stock kept in Redis (Steps::service_stock): the Lua check-and-decrement of `stock:{sku}`
+// (`if GET - 1 >= 0 then DECRBY 1`). `taken` marks after_stock_taken (the decrement answered
+// OK: what a failover can lose); `unknown` means the call timed out and may have taken it.
+enum class StockTake : uint8_t { taken, sold_out, unknown };
+StockTake take_service_stock(BuyContext& ctx);
+// Gives one unit back (`INCRBY stock:{sku} 1`), once, without retrying: a lost INCRBY keeps the
+// unit taken, and nothing makes a repeat of it idempotent.
+void give_service_stock_back(BuyContext& ctx);
+
 // The common ending of a purchase: `INSERT INTO orders ...`, `COMMIT`, and the buyer is told
 // "sold" only once the commit answered.
 BuyResult insert_order_and_commit(BuyContext& ctx, db::DbConnection& conn);

@@ -298,6 +298,31 @@ TEST(Classics, ADedupKeyOnlyInRedisIsLostInAFailoverAndTheRetryOrdersAgain) {
   EXPECT_EQ(k.orders, 1);
 }
 
+// oversim run --variant redis_prededuct_sync_db --seed 1 --faults 'on after_stock_taken crash redis-1;
+//   on after_stock_taken after 3s restart redis-1' --buyers 2 --stock 1 --apps 1 --remote-call 1500ms
+//   --gateway-timeout 15s
+// (the shape `check --variant redis_prededuct_sync_db --faults failover` shrinks to)
+TEST(Classics, AStockDecrementAcknowledgedByRedisIsLostInAFailoverAndTheUnitSellsTwice) {
+  Scenario s = scenario("redis_prededuct_sync_db", 1, "on after_stock_taken crash redis-1; on after_stock_taken after 3s restart redis-1", 2, 1, 1);
+  s.workload.remote_call = sim::Duration::ms(1500);
+  s.workload.gateway_timeout = sim::Duration::s(15);
+  const RunResult r = properties::run_checked(s);
+  // r1's decrement answered OK and the primary crashed before shipping it; Sentinel promoted the
+  // replica, which still counts one unit, and r2's click again (its first try found no Redis:
+  // "busy") takes it. Both orders commit: the database mirrors what Redis decided.
+  ASSERT_TRUE(r.result("no_oversell").violated);
+  EXPECT_EQ(r.result("no_oversell").violation->witness, "sku1: 2 orders committed for an initial stock of 1 (available=-1; orders o-r1-1,o-r2-c3-1)");
+  EXPECT_TRUE(r.result("failover_happened").reached);
+  EXPECT_EQ(r.orders, 2);
+
+  // Without the crash Redis remembers the decrement: one order, the other buyer told sold out.
+  Scenario kept = s;
+  kept.faults = {};
+  const RunResult k = properties::run_checked(kept);
+  EXPECT_FALSE(k.result("no_oversell").violated);
+  EXPECT_EQ(k.orders, 1);
+}
+
 TEST(Classics, TheFirstFailureOfASweepReplaysBitForBitFromItsScenario) {
   properties::SweepOptions opt;
   opt.base.design = "redis_lock_read_modify_write";

@@ -293,6 +293,7 @@ TEST(Lint, EveryDesignDeclaresTheStepsItTakes) {
     EXPECT_EQ(d->steps.renews_lease, s.redis_has("^EVAL pexpire_if_equals lock:"));
     EXPECT_EQ(d->steps.idempotency_key, s.redis_has("^SET (idem|dedup):"));
     EXPECT_EQ(d->steps.ledger, s.sql_has("^INSERT INTO inventory_ledger"));
+    EXPECT_EQ(d->steps.service_stock, s.redis_has("^EVAL decr_if_at_least stock:"));
   }
 }
 

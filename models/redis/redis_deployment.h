@@ -43,6 +43,10 @@ class RedisDeployment {
   const RedisConfig& config() const { return config_; }
   size_t size() const { return servers_.size(); }
   RedisServer& server(const std::string& name);
+  // Before the run: `key` holds `value` on every server (RedisServer::preload).
+  void preload(const std::string& key, const std::string& value) {
+    for (auto& s : servers_) s->preload(key, value);
+  }
   RedisServer& server(size_t index) { return *servers_.at(index); }  // 0 is redis-1
   const RedisServer& server(size_t index) const { return *servers_.at(index); }
   const RedisState& state(const std::string& name) { return server(name).state(); }

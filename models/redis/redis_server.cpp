@@ -406,4 +406,9 @@ void RedisServer::reset_persistence() {
   if (options_.persistence != Persistence::none) durable_ = state_.snapshot();
 }
 
+void RedisServer::preload(const std::string& key, const std::string& value) {
+  state_.preload(key, value);
+  if (options_.persistence != Persistence::none) durable_.preload(key, value);
+}
+
 }  // namespace oversim::redis

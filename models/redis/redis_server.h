@@ -97,6 +97,9 @@ class RedisServer {
   // a command queued. Kept across crashes.
   sim::MailboxLoad load() const;
 
+  // Before the run: `key` holds `value` here, on disk too when the server persists (a snapshot
+  // loaded before the sale). Without persistence a restart loses it, as it loses every key.
+  void preload(const std::string& key, const std::string& value);
   // Direct role changes for tests; Sentinel sends ReplicaOfCommand instead.
   void replica_of(const std::string& primary);
 

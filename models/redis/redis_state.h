@@ -248,6 +248,10 @@ class RedisState {
   // replica's full resync or a restart loading its RDB. The node keeps its own role.
   RedisState snapshot() const { return *this; }
   void replace_with(RedisState other);
+  // A key present before the run starts (loaded from a snapshot on every server before the
+  // sale: the data a design keeps in Redis, such as the stock). No expiry, no replication entry,
+  // no change to the offset.
+  void preload(const std::string& key, std::string value) { keys_[key] = Entry{std::move(value), std::nullopt}; }
 
   // Stored keys, counting expired ones nobody has touched yet (like DBSIZE).
   std::size_t size() const { return keys_.size(); }

@@ -29,6 +29,10 @@ class RedisService : public Service {
   void removals(std::vector<LockRemoval>& out) const override;
   std::optional<std::string> takeover() const override;
   void loads(std::vector<NodeLoad>& out) const override;
+  bool preload(const std::string& key, const std::string& value) override {
+    deployment_.preload(key, value);
+    return true;
+  }
   redis::RedisDeployment& deployment() { return deployment_; }
   const redis::RedisDeployment& deployment() const { return deployment_; }
 
