@@ -27,7 +27,10 @@ namespace {
 
 bool uses(const Design& d, const char* service) { return std::find(d.services.begin(), d.services.end(), service) != d.services.end(); }
 bool leased(const Design& d) { return uses(d, "redis") || uses(d, "redlock"); }
-bool has_lock(const Design& d) { return !d.services.empty(); }
+bool has_lock(const Design& d) { return !d.services.empty() && d.steps.takes_lock; }
+// A design that takes no lock but keeps data on its service (Redis-held stock, dedup keys).
+bool keeps_data(const Design& d) { return !d.services.empty() && !d.steps.takes_lock; }
+bool unique_orders(const Design& d) { return d.schema.unique_request_id || d.schema.unique_user_sku_activity; }
 std::string span(sim::Duration d) { return sim::format_duration(d); }
 
 // The stock write holds without the lock: the database turns a second buyer of the last unit
@@ -68,8 +71,41 @@ LintItem lease(const Design& d, const Workload& w) {
   return it;
 }
 
+// No lock, but data on a replicated Redis: what a failover (or a restart) loses is that data.
+LintItem failover_of_data(const Design& d, const Workload& w) {
+  const bool stock = d.steps.service_stock;
+  LintItem it{"failover", stock ? "can a failover lose a stock decrement" : "can a failover lose a dedup key", LintLevel::ok, {},
+              stock ? "no_oversell" : "no_duplicate_order", stock ? "failover" : "failover+retries", false};
+  const std::string what = stock ? "a stock decrement" : "a dedup key";
+  std::string then;
+  if (stock) {
+    const bool safe_write = guarded(d.steps.decrement);
+    it.level = safe_write ? LintLevel::info : LintLevel::fail;
+    then = safe_write ? fmt::format("; the {} stock write in the database holds the line when it does", protocols::to_string(d.steps.decrement))
+                      : fmt::format("; Redis then sells the unit again, and the {} stock write in the database does not stop it", protocols::to_string(d.steps.decrement));
+  } else {
+    it.level = unique_orders(d) ? LintLevel::info : LintLevel::warn;
+    then = unique_orders(d) ? "; the unique index on orders turns the repeat away when it is"
+                            : "; a repeat of that purchase then finds no key and orders again (no unique index on orders)";
+  }
+  if (w.redis_replicas == 0) {
+    if (w.redis_persistence == protocols::RedisPersistence::always) {
+      it.level = LintLevel::ok;
+      it.answers = {fmt::format("no replica, no failover; a restart keeps every acknowledged write (appendfsync always)")};
+    } else {
+      it.answers = {fmt::format("no replica, so no failover, but a restart with --persistence {} forgets {} and every other key{}",
+                                protocols::to_string(w.redis_persistence), what, then)};
+    }
+    it.profile.clear();  // lock-restart strikes a lock, which this design never takes
+    return it;
+  }
+  it.answers = {fmt::format("yes: replication is asynchronous, so {} the primary acknowledged can be missing on the replica Sentinel promotes{}", what, then)};
+  return it;
+}
+
 LintItem failover(const Design& d, const Workload& w) {
   LintItem it{"failover", "can a failover lose the lock", LintLevel::ok, {}, "lock_mutual_exclusion", "failover", false};
+  if (keeps_data(d)) return failover_of_data(d, w);
   if (!has_lock(d)) return {it.id, it.question, LintLevel::na, {"no lock service"}, "", "", false};
   const bool safe_write = guarded(d.steps.decrement);
   const LintLevel if_lost = safe_write ? LintLevel::info : (d.steps.decrement == Steps::Decrement::literal ? LintLevel::fail : LintLevel::warn);
@@ -175,6 +211,10 @@ LintItem ledger(const Design& d) {
 
 LintItem degrade(const Design& d) {
   LintItem it{"degrade", "is there a degrade path when the lock service fails", LintLevel::info, {}, "", "", false};
+  if (keeps_data(d)) {
+    it.answers = {"no lock, and no degrade path declared: with Redis down, what a purchase does is the design's own choice (this one's file says whether it fails open or closed)"};
+    return it;
+  }
   if (!has_lock(d)) return {it.id, it.question, LintLevel::na, {"no lock service; the database is the only dependency"}, "", "", false};
   if (d.steps.degrade) {
     it.level = LintLevel::ok;

@@ -10,6 +10,7 @@
 
 #include "properties/checker.h"
 #include "properties/lint.h"
+#include "protocols/profiles.h"
 #include "protocols/registry.h"
 
 namespace oversim {
@@ -55,6 +56,50 @@ TEST(Lint, FlagsALeaseShorterThanTheCallInsideIt) {
   EXPECT_EQ(item(properties::lint(*protocols::find_design("redis_lock_watchdog"), w), "lease").level, LintLevel::ok);
   // A ZooKeeper lock has no lease to outlast.
   EXPECT_EQ(item(properties::lint(*protocols::find_design("zk_lock_conditional"), w), "lease").level, LintLevel::na);
+}
+
+// A design that keeps data in Redis but takes no lock: no lease, no release, and the failover
+// question is about the data. Each answer names the profile whose runs show it: the stock
+// design oversells under failover, the dedup design duplicates under failover+retries.
+TEST(Lint, ADesignThatKeepsDataInRedisIsAskedAboutItsDataNotALock) {
+  const protocols::Workload w;
+  for (const char* design : {"redis_prededuct_sync_db", "setnx_dedup_only"}) {
+    const std::vector<LintItem> items = properties::lint(*protocols::find_design(design), w);
+    EXPECT_EQ(item(items, "lease").level, LintLevel::na) << design;
+    EXPECT_EQ(item(items, "release").level, LintLevel::na) << design;
+  }
+  const LintItem stock = item(properties::lint(*protocols::find_design("redis_prededuct_sync_db"), w), "failover");
+  EXPECT_EQ(stock.level, LintLevel::fail);
+  EXPECT_EQ(stock.property, "no_oversell");
+  EXPECT_EQ(stock.profile, "failover");
+  const LintItem dedup = item(properties::lint(*protocols::find_design("setnx_dedup_only"), w), "failover");
+  EXPECT_EQ(dedup.level, LintLevel::warn);
+  EXPECT_EQ(dedup.property, "no_duplicate_order");
+  EXPECT_EQ(dedup.profile, "failover+retries");
+
+  // Backed by runs: the first seed of each profile shows it (the verdict table and the classics
+  // pin the mechanism).
+  const std::pair<const char*, const LintItem*> backed[] = {{"redis_prededuct_sync_db", &stock}, {"setnx_dedup_only", &dedup}};
+  for (const auto& [design, answer] : backed) {
+    const LintItem& it = *answer;
+    bool shown = false;
+    for (uint64_t seed = 1; seed <= 20 && !shown; ++seed) {
+      protocols::Scenario s;
+      s.design = design;
+      s.seed = seed;
+      s.keep_trace = false;
+      s = protocols::apply_profile(it.profile, s);
+      shown = properties::run_checked(s).result(it.property).violated;
+    }
+    EXPECT_TRUE(shown) << it.property << " under " << it.profile << " in seeds 1..20";
+  }
+
+  // Without a replica there is no failover to ask about: a restart without persistence loses
+  // the data instead.
+  protocols::Workload standalone;
+  standalone.redis_replicas = 0;
+  const LintItem lone = item(properties::lint(*protocols::find_design("redis_prededuct_sync_db"), standalone), "failover");
+  EXPECT_NE(lone.answers.at(0).find("no replica, so no failover, but a restart with --persistence"), std::string::npos) << lone.answers.at(0);
 }
 
 TEST(Lint, PassesTheArticlesRecipeAtItsOwnDefaults) {
