@@ -318,8 +318,12 @@ LintItem capacity(const Design& d, const Workload& w) {
     fine.push_back("purchases of one SKU run side by side");
   }
 
-  // The pool. With a lock, only the holders (one per SKU) want a connection at once.
+  // The pool. With a lock, only the holders (one per SKU) want a connection at once; a purchase
+  // that only sends its order on wants none.
   const int64_t connections = int64_t{w.db_pool_size} * w.app_nodes;
+  if (d.steps.writes_later) {
+    fine.push_back("purchases hold no database connection (a job writes the orders later, at the queue's pace)");
+  } else {
   const int64_t at_once = has_lock(d) ? std::min<int64_t>(w.buyers, w.skus) : w.buyers;
   const double pool_ns = call_ns * static_cast<double>(units) / static_cast<double>(connections);
   if (at_once > connections && enough_buyers && window.ns && pool_ns * 2 >= *window.ns) {
@@ -332,10 +336,11 @@ LintItem capacity(const Design& d, const Workload& w) {
   } else {
     fine.push_back(fmt::format("the pool's {} connections cover the {} purchase(s) that can want one at once", connections, at_once));
   }
+  }
 
   // tryLock polls (Redis): every waiting buyer asks every --lock-retry, and one primary holds
   // every SKU's lock.
-  if (uses(d, "redis") && w.lock_wait > sim::Duration::zero()) {
+  if (has_lock(d) && uses(d, "redis") && w.lock_wait > sim::Duration::zero()) {
     const sim::Duration service = redis::ServerOptions{}.service_time;
     const double polls_per_s = 1e9 / static_cast<double>(w.lock_retry.count_ns()) * w.buyers;
     const double serves_per_s = 1e9 / static_cast<double>(service.count_ns());

@@ -21,6 +21,7 @@ namespace oversim::protocols {
   X(article_recipe)             \
   X(setnx_dedup_only)           \
   X(redis_prededuct_sync_db)    \
+  X(redis_prededuct_async_db)   \
   X(redlock_read_modify_write)  \
   X(redlock_no_validity_check)  \
   X(redlock_conditional)        \

@@ -85,6 +85,9 @@ class Service {
   // Before the run: the data a design keeps on the service (its stock), as if loaded before the
   // sale. False when the service keeps no data of a design's.
   virtual bool preload(const std::string& /*key*/, const std::string& /*value*/) { return false; }
+  // Work the service still holds for the design's jobs (a queue's records no consumer group has
+  // committed): the run is not quiet while there is some (Simulation::conductor).
+  virtual bool pending_work() const { return false; }
 };
 
 // A fault point the service's own model marks (protocols/points.h lists every point): a plan that

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "protocols/services/redis_service.h"
+#include "protocols/services/mq_service.h"
 #include "sim/network.h"
 #include "sim/strategy.h"
 
@@ -133,6 +134,28 @@ BuyContext::BuyContext(Simulation& sim, sim::Node& app, db::DbPool& db, std::str
 redis::RedisClient& BuyContext::redis() {
   if (!redis_) redis_ = sim_.service<RedisService>().deployment().client(app_);
   return *redis_;
+}
+
+mq::MqClient& BuyContext::mq() {
+  if (!mq_) mq_.emplace(app_, sim_.service<MqService>().broker().node());
+  return *mq_;
+}
+
+sim::World& JobContext::world() { return sim_.world(); }
+redis::RedisClient& JobContext::redis() {
+  if (!redis_) redis_ = sim_.service<RedisService>().deployment().client(app_);
+  return *redis_;
+}
+mq::MqClient& JobContext::mq() {
+  if (!mq_) mq_.emplace(app_, sim_.service<MqService>().broker().node());
+  return *mq_;
+}
+const Workload& JobContext::workload() const { return sim_.scenario().workload; }
+std::string JobContext::member() const { return fmt::format("{}#{}", app_.name(), app_.incarnation()); }
+void JobContext::count(const std::string& counter, int64_t n) { sim_.history().count(counter, n); }
+void JobContext::note(const std::string& kind, std::vector<sim::TraceField> fields) {
+  fields.insert(fields.begin(), sim::TraceField{"job", member()});
+  sim_.world().trace_at(&app_, kind, std::move(fields));
 }
 
 BuyContext::~BuyContext() {
@@ -332,6 +355,19 @@ Simulation::Simulation(const Scenario& scenario, const Design& design, std::uniq
     // clear lock timeout (with 0, waiting forever, the client still gives up after 5s: unknown).
     pc.rpc_timeout = std::max(Duration::s(5), w.db_lock_timeout + Duration::s(3));
     pools_.push_back(std::make_unique<db::DbPool>(*world_, *app, pc));
+  }
+  // The design's background jobs: on every app node, started again when the node restarts.
+  for (const Job& job : design_.jobs) {
+    for (size_t i = 0; i < apps_.size(); ++i) {
+      sim::Node* app = apps_[i];
+      db::DbPool* pool = pools_[i].get();
+      app->add_boot([this, &job, app, pool](sim::Node&) {
+        world_->spawn(app, "job/" + job.name, [this, &job, app, pool] {
+          JobContext ctx(*this, *app, *pool);
+          job.run(ctx);
+        }, /*daemon=*/true);
+      });
+    }
   }
 }
 
@@ -599,6 +635,8 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
   }, group, app_nodes);
 }
 
+constexpr Duration kDrainLimit = Duration::s(30);
+
 void Simulation::conductor() {
   buyers_done_.wait("all buyers finished");
   history_.sale_ended_at = world_->now();
@@ -609,14 +647,34 @@ void Simulation::conductor() {
     world_->current_fiber()->footprint = sim::Footprint::everything();
     sim::sleep_for(Duration::ns(1));
   }
-  // Every fault applied or armed so far plays out (a triggered fault's delay and length count
-  // from when it fired); then no point triggers anything more.
-  while (world_->now() < world_->faults_settle_at()) sim::sleep_until(world_->faults_settle_at());
+  // The design's jobs may still be working on what the buyers left (a queue's records no
+  // consumer group has committed): the sale is not over until they are done, at most
+  // kDrainLimit after the last buyer, so faults can still strike them. Designs without such a
+  // service never wait here.
+  auto pending = [this] {
+    for (const auto& s : services_) {
+      if (s->pending_work()) return true;
+    }
+    return false;
+  };
+  const Instant drain_until = world_->now() + kDrainLimit;
+  for (;;) {
+    // Every fault applied or armed so far plays out (a triggered fault's delay and length count
+    // from when it fired).
+    while (world_->now() < world_->faults_settle_at()) sim::sleep_until(world_->faults_settle_at());
+    if (world_->now() >= drain_until || !pending()) break;
+    sim::sleep_for(Duration::ms(100));
+  }
+  // Then no point triggers anything more.
   world_->close_points();
   world_->trace("heal", {});
   sim::heal_everything(*world_);
   if (end_at_heal_) return;
   sim::sleep_for(scenario_.settle);
+  // Work a healed fault left behind (a consumer that stalled) gets the same limit again; past
+  // it, what is left undone is judged as it is.
+  const Instant settled_drain_until = world_->now() + kDrainLimit;
+  while (world_->now() < settled_drain_until && pending()) sim::sleep_for(Duration::ms(100));
   history_.quiesced_at = world_->now();
   world_->trace("quiesced", {});
 }

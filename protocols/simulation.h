@@ -18,6 +18,7 @@
 
 #include "models/db/db_client.h"
 #include "models/db/db_server.h"
+#include "models/mq/mq_client.h"
 #include "models/redis/redis_client.h"
 #include "protocols/history.h"
 #include "protocols/services.h"
@@ -39,6 +40,15 @@ struct SchemaNeeds {
 
 class BuyContext;
 using BuyFunction = BuyResult (*)(BuyContext&);
+
+// A background job a design runs besides its purchases (a queue consumer, a reconciliation):
+// on every app node from the start, and again on a node that restarts (a crash ends the run
+// that was going on). `run` returns when the job is done; a consumer loops until the node dies.
+class JobContext;
+struct Job {
+  std::string name;  // "order-writer": its fibers are "job/order-writer"
+  void (*run)(JobContext&) = nullptr;
+};
 
 // What a design's purchase does, declared in its file: what `oversim lint` answers the article's
 // checklist from, before any run. tests/lint_test.cpp checks every declaration against the
@@ -64,6 +74,9 @@ struct Steps {
   // The stock lives in the lock service too (Redis: `stock:{sku}`, loaded with the initial stock
   // before the sale, as a warm-up job would): the design decrements it there first.
   bool service_stock = false;
+  // The purchase sends its order on (to a queue) and a job writes the database later: a purchase
+  // holds no database connection.
+  bool writes_later = false;
 };
 const char* to_string(Steps::Decrement d);
 
@@ -80,6 +93,7 @@ struct Design {
   // of it; a flag the user typed with another value is refused (workload_problem).
   std::vector<Requirement> requirements = {};
   Steps steps = {};
+  std::vector<Job> jobs = {};
 };
 
 // How a run is searched for a bug (the --strategy flag). Profiles place their faults by it:
@@ -159,6 +173,9 @@ class BuyContext {
   // A client of the "redis" service for this attempt (it caches the primary Sentinel named).
   // Throws std::logic_error when the design did not declare "redis".
   redis::RedisClient& redis();
+  // A client of the "mq" service's broker for this attempt. Throws std::logic_error when the
+  // design did not declare "mq".
+  mq::MqClient& mq();
   Simulation& simulation() { return sim_; }
   db::DbPool& db() { return db_; }
 
@@ -198,10 +215,39 @@ class BuyContext {
   sim::Node& app_;
   db::DbPool& db_;
   std::optional<redis::RedisClient> redis_;
+  std::optional<mq::MqClient> mq_;
   Instant arrived_;
   std::vector<size_t> open_beliefs_;
   int orders_made_ = 0;
   std::string sold_order_;
+};
+
+// The handle a design's background job works through: one per run of a job on an app node.
+class JobContext {
+ public:
+  JobContext(class Simulation& sim, sim::Node& app, db::DbPool& db) : sim_(sim), app_(app), db_(db) {}
+  JobContext(const JobContext&) = delete;
+  JobContext& operator=(const JobContext&) = delete;
+
+  sim::World& world();
+  sim::Node& app() { return app_; }
+  db::DbPool& db() { return db_; }
+  redis::RedisClient& redis();  // as BuyContext::redis()
+  mq::MqClient& mq();           // as BuyContext::mq()
+  Simulation& simulation() { return sim_; }
+  const Workload& workload() const;
+  // Unique to this run of the job: the app node's name and how many times it crashed before
+  // ("app-1#0"), so a restarted consumer joins its group as a new member, as Kafka's does.
+  std::string member() const;
+  void count(const std::string& counter, int64_t n = 1);
+  void note(const std::string& kind, std::vector<sim::TraceField> fields = {});
+
+ private:
+  Simulation& sim_;
+  sim::Node& app_;
+  db::DbPool& db_;
+  std::optional<redis::RedisClient> redis_;
+  std::optional<mq::MqClient> mq_;
 };
 
 class Simulation {

@@ -277,6 +277,52 @@ void give_service_stock_back(BuyContext& ctx) {
   ctx.redis().call(redis::Command::incrby(ctx.stock_key(), 1));
 }
 
+std::string encode_order(const db::OrderRow& row) {
+  return fmt::format("{}|{}|{}|{}|{}|{}", row.order_id, row.user, row.sku, row.activity, row.request_id, row.status);
+}
+
+std::optional<db::OrderRow> decode_order(const std::string& value) {
+  std::vector<std::string> f;
+  size_t start = 0;
+  for (;;) {
+    const size_t bar = value.find('|', start);
+    f.push_back(value.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+    if (bar == std::string::npos) break;
+    start = bar + 1;
+  }
+  if (f.size() != 6) return std::nullopt;
+  return db::OrderRow{f[0], f[1], f[2], f[3], f[4], f[5]};
+}
+
+void consume(JobContext& ctx, const std::string& group, bool (*handle)(JobContext&, const mq::Record&)) {
+  const std::string me = ctx.member();
+  for (;;) {
+    auto joined = ctx.mq().join(group, me);
+    if (!joined.ok()) {
+      sim::sleep_for(Duration::ms(20));
+      continue;
+    }
+    uint64_t generation = joined.value->generation;
+    for (;;) {
+      auto polled = ctx.mq().poll(group, me, generation, 1);
+      if (!polled.ok()) {
+        sim::sleep_for(Duration::ms(20));
+        continue;
+      }
+      if (!polled.value->member) break;  // dropped: join again
+      generation = polled.value->assignment.generation;
+      if (polled.value->records.empty()) {
+        sim::sleep_for(Duration::ms(20));
+        continue;
+      }
+      const mq::Record& r = polled.value->records.front();
+      while (!handle(ctx, r)) sim::sleep_for(Duration::ms(50));
+      auto committed = ctx.mq().commit(group, me, generation, r.partition, r.offset + 1);
+      if (committed.ok() && *committed.value != mq::CommitStatus::ok) ctx.count("mq.commit-refused");
+    }
+  }
+}
+
 BuyResult insert_order_and_commit(BuyContext& ctx, db::DbConnection& conn) {
   const std::string order = ctx.new_order_id();
   db::DbCall insert = conn.execute(db::InsertOrder{ctx.order_row(order)});

@@ -84,6 +84,18 @@ StockTake take_service_stock(BuyContext& ctx);
 // unit taken, and nothing makes a repeat of it idempotent.
 void give_service_stock_back(BuyContext& ctx);
 
+// An order as a queue record's value ("order_id|user|sku|activity|request_id|status"), and back
+// (nullopt for a value that is not one).
+std::string encode_order(const db::OrderRow& row);
+std::optional<db::OrderRow> decode_order(const std::string& value);
+
+// Kafka's poll loop for a background job: joins `group` as ctx.member(), polls one record at a
+// time (every 20ms while there is none), hands it to `handle` until it returns true (50ms
+// apart), then commits `offset + 1`. A member the broker dropped, because it did not poll for
+// max.poll.interval while it worked, joins again: its commit is refused, and the record it was
+// working on has been given to another member. Never returns (the job ends with its node).
+void consume(JobContext& ctx, const std::string& group, bool (*handle)(JobContext&, const mq::Record&));
+
 // The common ending of a purchase: `INSERT INTO orders ...`, `COMMIT`, and the buyer is told
 // "sold" only once the commit answered.
 BuyResult insert_order_and_commit(BuyContext& ctx, db::DbConnection& conn);

@@ -55,6 +55,11 @@ void Node::set_boot(Boot boot) {
   if (up_ && boot_) boot_(*this);
 }
 
+void Node::add_boot(Boot boot) {
+  more_boots_.push_back(std::move(boot));
+  if (up_ && more_boots_.back()) more_boots_.back()(*this);
+}
+
 size_t Node::live_fibers() const {
   size_t n = 0;
   for (const FiberRecord* rec = fibers_head_; rec != nullptr; rec = rec->next) ++n;

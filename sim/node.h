@@ -75,6 +75,9 @@ class Node {
 
   // Runs now (if the node is up) and again after every restart.
   void set_boot(Boot boot);
+  // Another boot hook besides set_boot's (an app node's background jobs): runs now (if the node
+  // is up) and after every restart, after set_boot's, in the order added.
+  void add_boot(Boot boot);
   // Called at a crash, after the node's fibers are cancelled: drop volatile state here.
   void set_on_crash(std::function<void(Node&)> hook) { on_crash_ = std::move(hook); }
 
@@ -94,6 +97,7 @@ class Node {
   uint64_t incarnation_ = 0;
   LocalClock clock_;
   Boot boot_;
+  std::vector<Boot> more_boots_;
   std::function<void(Node&)> on_crash_;
   std::map<std::string, std::unique_ptr<Mailbox>> mailboxes_;
   FiberRecord* fibers_head_ = nullptr;                  // intrusive list of live fibers

@@ -288,6 +288,9 @@ void World::restart(Node& n) {
   trace_at(&n, "restart");
   n.up_ = true;
   if (n.boot_) n.boot_(n);
+  for (const Node::Boot& b : n.more_boots_) {
+    if (b) b(n);
+  }
 }
 
 void World::pause(Node& n) {

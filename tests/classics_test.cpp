@@ -323,6 +323,27 @@ TEST(Classics, AStockDecrementAcknowledgedByRedisIsLostInAFailoverAndTheUnitSell
   EXPECT_EQ(k.orders, 1);
 }
 
+// oversim run --variant redis_prededuct_async_db --seed 1 --faults 'on before_write pause here for 2s'
+//   --buyers 1 --stock 1 --apps 2
+TEST(Classics, AConsumerStalledPastMaxPollIntervalLosesItsRecordWhichIsWrittenOnce) {
+  const RunResult r = properties::run_checked(scenario("redis_prededuct_async_db", 1, "on before_write pause here for 2s", 1, 1, 2));
+  // The order writer on app-2 paused in the middle of the order's transaction; after a second
+  // without a poll the broker gave its partition to app-1, which wrote the order. app-2 woke,
+  // found the order there (the primary key), rolled back, and its commit was refused.
+  auto counter = [&](const std::string& name) {
+    auto it = r.counters.find(name);
+    return it == r.counters.end() ? int64_t{0} : it->second;
+  };
+  EXPECT_EQ(counter("order.written"), 1);
+  EXPECT_EQ(counter("order.already-written"), 1);
+  EXPECT_EQ(counter("mq.commit-refused"), 1);
+  EXPECT_TRUE(has_event(r, "mq-rebalance"));
+  EXPECT_EQ(r.orders, 1);
+  EXPECT_FALSE(r.result("no_duplicate_order").violated);
+  EXPECT_FALSE(r.result("no_lost_order").violated);
+  EXPECT_FALSE(r.result("no_oversell").violated);
+}
+
 TEST(Classics, TheFirstFailureOfASweepReplaysBitForBitFromItsScenario) {
   properties::SweepOptions opt;
   opt.base.design = "redis_lock_read_modify_write";

@@ -153,6 +153,21 @@ std::vector<uint32_t> MqState::assigned(const std::string& group, const std::str
   return mit == git->second.members.end() ? std::vector<uint32_t>{} : mit->second.partitions;
 }
 
+uint64_t MqState::lag(const std::string& group) const {
+  uint64_t n = 0;
+  for (uint32_t p = 0; p < partitions(); ++p) {
+    const uint64_t c = committed(group, p);
+    if (logs_[p].size() > c) n += logs_[p].size() - c;
+  }
+  return n;
+}
+
+std::vector<std::string> MqState::groups() const {
+  std::vector<std::string> out;
+  for (const auto& [name, g] : groups_) out.push_back(name);
+  return out;
+}
+
 std::vector<std::string> MqState::members(const std::string& group) const {
   std::vector<std::string> out;
   auto git = groups_.find(group);

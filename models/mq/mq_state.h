@@ -92,6 +92,10 @@ class MqState {
   // The member that owns `partition` in `group`, "" when none.
   std::string owner(const std::string& group, uint32_t partition) const;
   std::vector<std::string> members(const std::string& group) const;
+  // Records appended and not yet committed by `group`, over every partition (its lag).
+  uint64_t lag(const std::string& group) const;
+  // The names of the groups that ever joined.
+  std::vector<std::string> groups() const;
   // The partitions `member` owns in `group` now (empty for a non-member).
   std::vector<uint32_t> assigned(const std::string& group, const std::string& member) const;
 
