@@ -297,7 +297,7 @@ int list_command(const std::string& what) {
       const std::string designs = p.service.empty() ? "any design" : p.service == "lock" ? "designs that take a lock" : p.service == "stock" ? "designs that keep their stock in a service" : p.service + " designs";
       fmt::print("  {:<19} {}, {}: {}\n", p.name, p.marked_by, designs, p.moment);
     }
-    fmt::print("Quantities: lock-ttl, lock-wait, lock-retry, remote-call, gateway-timeout, replication-lag, burst-window\n");
+    fmt::print("Quantities: lock-ttl, lock-wait, lock-retry, remote-call, gateway-timeout, replication-lag, burst-window, max-poll-interval\n");
     fmt::print("Nodes: app-1..app-N (--apps), then the services the design declares, then db:\n");
     for (const protocols::ServiceKind& k : protocols::service_kinds()) fmt::print("  {:<8} {}\n", k.name, k.summary);
     return 0;

@@ -27,9 +27,10 @@ namespace {
 
 bool uses(const Design& d, const char* service) { return std::find(d.services.begin(), d.services.end(), service) != d.services.end(); }
 bool leased(const Design& d) { return uses(d, "redis") || uses(d, "redlock"); }
-bool has_lock(const Design& d) { return !d.services.empty() && d.steps.takes_lock; }
-// A design that takes no lock but keeps data on its service (Redis-held stock, dedup keys).
-bool keeps_data(const Design& d) { return !d.services.empty() && !d.steps.takes_lock; }
+bool lock_service(const Design& d) { return uses(d, "redis") || uses(d, "redlock") || uses(d, "zookeeper"); }
+bool has_lock(const Design& d) { return lock_service(d) && d.steps.takes_lock; }
+// A design that takes no lock but keeps data in Redis (its stock, dedup keys).
+bool keeps_data(const Design& d) { return uses(d, "redis") && !d.steps.takes_lock; }
 bool unique_orders(const Design& d) { return d.schema.unique_request_id || d.schema.unique_user_sku_activity; }
 std::string span(sim::Duration d) { return sim::format_duration(d); }
 

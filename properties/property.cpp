@@ -121,27 +121,57 @@ std::optional<std::string> no_duplicate_order(const Simulation& s) {
 
 }  // namespace
 
-std::optional<LockOverlap> first_lock_overlap(const Simulation& s) {
-  const auto& locks = s.history().locks;
-  // Earliest overlap by start time; spans are few, a quadratic scan is fine.
-  std::optional<LockOverlap> first;
-  for (size_t i = 0; i < locks.size(); ++i) {
-    for (size_t j = i + 1; j < locks.size(); ++j) {
-      const auto& a = locks[i];
-      const auto& b = locks[j];
-      if (a.key != b.key || a.holder == b.holder) continue;
-      const Instant start = std::max(a.acquired, b.acquired);
-      const Instant end = std::min(a.released, b.released);
-      if (start >= end) continue;
-      if (!first || start < first->at) {
-        auto until = [](Instant t) { return t == Instant::max() ? std::string("the end") : sim::format_instant(t); };
-        first = LockOverlap{start, std::max(a.acquired_step, b.acquired_step), fmt::format("{}: {} (token {}) held it {}..{} and {} (token {}) held it {}..{}; overlap from {}", a.key, a.holder,
-                                    a.token, sim::format_instant(a.acquired), until(a.released), b.holder, b.token,
-                                    sim::format_instant(b.acquired), until(b.released), sim::format_instant(start))};
+namespace {
+// The earliest overlap, by its start, of two spans with the same key and different owners: the
+// indexes of the two spans, or nullopt. Spans are few; a quadratic scan is fine.
+template <class Span, class Same, class Start, class End>
+std::optional<std::pair<size_t, size_t>> earliest_overlap(const std::vector<Span>& spans, Same same, Start start, End end) {
+  std::optional<std::pair<size_t, size_t>> first;
+  Instant first_at = Instant::max();
+  for (size_t i = 0; i < spans.size(); ++i) {
+    for (size_t j = i + 1; j < spans.size(); ++j) {
+      if (!same(spans[i], spans[j])) continue;
+      const Instant from = std::max(start(spans[i]), start(spans[j]));
+      if (from >= std::min(end(spans[i]), end(spans[j]))) continue;
+      if (!first || from < first_at) {
+        first = std::pair{i, j};
+        first_at = from;
       }
     }
   }
   return first;
+}
+std::string until(Instant t) { return t == Instant::max() ? std::string("the end") : sim::format_instant(t); }
+}  // namespace
+
+std::optional<LockOverlap> first_lock_overlap(const Simulation& s) {
+  const auto& locks = s.history().locks;
+  const auto found = earliest_overlap(
+      locks, [](const protocols::LockBelief& a, const protocols::LockBelief& b) { return a.key == b.key && a.holder != b.holder; },
+      [](const protocols::LockBelief& b) { return b.acquired; }, [](const protocols::LockBelief& b) { return b.released; });
+  if (!found) return std::nullopt;
+  const auto& a = locks[found->first];
+  const auto& b = locks[found->second];
+  const Instant start = std::max(a.acquired, b.acquired);
+  return LockOverlap{start, std::max(a.acquired_step, b.acquired_step), fmt::format("{}: {} (token {}) held it {}..{} and {} (token {}) held it {}..{}; overlap from {}", a.key, a.holder,
+                                a.token, sim::format_instant(a.acquired), until(a.released), b.holder, b.token,
+                                sim::format_instant(b.acquired), until(b.released), sim::format_instant(start))};
+}
+
+// Two consumers working on records of one SKU at the same true time: the serialization a
+// per-SKU partition promises is broken (a member that stalled past max.poll.interval and the
+// member its partition went to). The earliest overlap, by its start.
+std::optional<Offence> first_serialization_break(const Simulation& s) {
+  const auto& spans = s.history().processing;
+  const auto found = earliest_overlap(
+      spans, [](const protocols::Processing& a, const protocols::Processing& b) { return a.sku == b.sku && a.member != b.member; },
+      [](const protocols::Processing& p) { return p.started; }, [](const protocols::Processing& p) { return p.ended; });
+  if (!found) return std::nullopt;
+  const auto& a = spans[found->first];
+  const auto& b = spans[found->second];
+  return Offence{std::max(a.started, b.started), std::max(a.started_step, b.started_step),
+                 fmt::format("{}: {} processed offset {} {}..{} while {} processed offset {} {}..{}", a.sku, a.member, a.offset, sim::format_instant(a.started),
+                             until(a.ended), b.member, b.offset, sim::format_instant(b.started), until(b.ended))};
 }
 
 // A client's DEL removed a lock key whose token belonged to a client that still believed it held
@@ -447,6 +477,10 @@ const std::vector<Property>& catalogue() {
        nullptr, first_foreign_unlock},
       {"no_lost_update", Kind::always, Category::mechanism,
        "no committed read-then-write overwrote a stock change made after its read (a lost update)", no_lost_update},
+      {"per_sku_serialization", Kind::always, Category::mechanism,
+       "at most one consumer works on a SKU's queue records at a time (a consumer stalled past max.poll.interval and the member its partition went "
+       "to overlap)",
+       nullptr, first_serialization_break},
       {"progress", Kind::eventually, Category::liveness,
        "no undersell once faults heal: no unit vanishes (initial = available + sold), and none stays unsold while the design turned away a buyer "
        "of it who never bought (not one killed with its node or left unanswered by a fault)",

@@ -58,6 +58,8 @@ std::optional<LockOverlap> first_lock_overlap(const protocols::Simulation& s);
 // The earliest DEL that removed a lock key whose holder still believed it held it. Backs
 // no_foreign_unlock.
 std::optional<Offence> first_foreign_unlock(const protocols::Simulation& s);
+// Two consumers working on one SKU's queue records at the same true time (per_sku_serialization).
+std::optional<Offence> first_serialization_break(const protocols::Simulation& s);
 
 const std::vector<Property>& catalogue();
 const Property* find_property(const std::string& name);

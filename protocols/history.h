@@ -14,6 +14,18 @@
 
 namespace oversim::protocols {
 
+// A consumer processing one queue record of a SKU, from the moment it took it up to the moment
+// it was done with it (or its process died, or its fiber unwound): what per_sku_serialization
+// compares.
+struct Processing {
+  std::string sku;
+  std::string member;  // the consumer, "app-1#0"
+  uint64_t offset = 0;
+  sim::Instant started;
+  uint64_t started_step = 0;
+  sim::Instant ended = sim::Instant::max();
+};
+
 struct LockBelief {
   std::string key;
   std::string holder;  // the buyer's request id and attempt, e.g. "r3#1"
@@ -68,6 +80,7 @@ struct AttemptEnd {
 
 struct History {
   std::vector<LockBelief> locks;
+  std::vector<Processing> processing;  // queue records taken up by consumers (Design::jobs)
   std::vector<OrderAck> acks;
   std::map<std::string, int64_t> counters;  // "lock.contended", "retry.gateway", ...
   std::map<BuyResult, int64_t> results;

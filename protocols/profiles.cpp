@@ -114,11 +114,13 @@ std::string join(const std::vector<std::string>& names) {
   return out;
 }
 
-Faults gc_pause(Placer& pl, const Roles&) {
+Faults gc_pause(Placer& pl, const Roles& r) {
   const std::string on = pl.trigger(kBuyerPoints);
   if (on.empty()) return {};
   const int64_t milli = pl.prng().between(1100, 2000);
-  return {fmt::format("{} pause here for {} lock-ttl", on, sim::format_multiple(milli))};
+  // The pause outlasts the lease the node's work holds: a lock's TTL, or, where the node's jobs
+  // consume a queue, the consumer's max.poll.interval (its lease on its partitions).
+  return {fmt::format("{} pause here for {} {}", on, sim::format_multiple(milli), r.consumes_queue ? "max-poll-interval" : "lock-ttl")};
 }
 
 Faults failover(Placer& pl, const Roles& r) {
@@ -177,11 +179,12 @@ Faults acquire_pause(Placer& pl, const Roles& r) {
   return {fmt::format("{} pause here for {} lock-ttl", on, sim::format_multiple(milli))};
 }
 
-Faults slow_rpc(Placer& pl, const Roles&) {
+Faults slow_rpc(Placer& pl, const Roles& r) {
   const std::string on = pl.trigger(kDbSendPoints);
   if (on.empty()) return {};
   const int64_t milli = pl.prng().between(1100, 2000);
-  return {fmt::format("{} delay-next here -> db by {} lock-ttl", on, sim::format_multiple(milli))};
+  // Slower than the lease the caller holds, as gc-pause (a consumer's is max.poll.interval).
+  return {fmt::format("{} delay-next here -> db by {} {}", on, sim::format_multiple(milli), r.consumes_queue ? "max-poll-interval" : "lock-ttl")};
 }
 
 Faults app_crash(Placer& pl, const Roles&) {
@@ -407,7 +410,7 @@ std::string probe_key(const Scenario& s) {
          "|" + settings_key(w) + format_distribution(remote_call_distribution(w)) + "|" + format_distribution(replication_distribution(w));
 }
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Workload) == 384, "Workload changed: add the new field to probe_key or to protocols/settings.cpp (then update this size)");
+static_assert(sizeof(Workload) == 392, "Workload changed: add the new field to probe_key or to protocols/settings.cpp (then update this size)");
 #endif
 
 // Probes are shared between the profiles of one seed (compare, hash and the verdict table run

@@ -22,6 +22,7 @@ namespace oversim::protocols {
   X(setnx_dedup_only)           \
   X(redis_prededuct_sync_db)    \
   X(redis_prededuct_async_db)   \
+  X(mq_serialized_per_sku)      \
   X(redlock_read_modify_write)  \
   X(redlock_no_validity_check)  \
   X(redlock_conditional)        \

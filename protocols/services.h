@@ -34,6 +34,7 @@ struct Roles {
   bool session_expiry = false;              // a holder cut off loses its lock when its session expires
   std::vector<std::string> acquire_points;  // points a client reaches while acquiring, between its requests
   bool takes_lock = false;                  // the design takes a lock there (Steps::takes_lock), not only keeps data
+  bool consumes_queue = false;              // the design's jobs consume a queue ("mq"): a consumer's lease is max.poll.interval
   bool has_lock_service() const { return !lock_nodes.empty(); }
 };
 

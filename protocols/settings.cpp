@@ -130,6 +130,9 @@ const std::vector<Setting>& settings() {
                            "min-replicas-max-lag", redis_min_replicas_max_lag, Duration::ms(1), kHour)),
       in_service("redis", OVERSIM_SPAN_SETTING("--redis-timeout", "The Redis client's per-command timeout, 1ms..1h (the reply is then unknown)", "redis timeout",
                            redis_client_timeout, Duration::ms(1), kHour)),
+      in_service("mq", OVERSIM_SPAN_SETTING("--max-poll-interval", "The queue's max.poll.interval.ms: a consumer that has not polled for this long leaves its group "
+                         "and its partitions go to the others, 1ms..1h (Kafka: 5 minutes, for batch consumers)",
+                         "max poll interval", mq_max_poll_interval, Duration::ms(1), kHour)),
       in_service("redis", OVERSIM_SPAN_SETTING("--sentinel-down-after", "Sentinel down-after-milliseconds: the primary is failed over after this long unheard, 1ms..1h",
                            "sentinel down-after", sentinel_down_after, Duration::ms(1), kHour)),
       in_service("redis", OVERSIM_INT_SETTING("--sentinels", "Sentinels watching the Redis primary, 1..7 (one per box: sentinel-1 shares the primary's side of a partition); "

@@ -27,7 +27,7 @@ struct Setting {
 };
 
 // The rows, in the order --help lists them; exactly kSettingCount of them.
-inline constexpr size_t kSettingCount = 21;
+inline constexpr size_t kSettingCount = 22;
 const std::vector<Setting>& settings();
 const Setting* find_setting(const std::string& flag);
 

@@ -153,6 +153,17 @@ mq::MqClient& JobContext::mq() {
 const Workload& JobContext::workload() const { return sim_.scenario().workload; }
 std::string JobContext::member() const { return fmt::format("{}#{}", app_.name(), app_.incarnation()); }
 void JobContext::count(const std::string& counter, int64_t n) { sim_.history().count(counter, n); }
+void JobContext::remote_call() {
+  const Duration d = draw(world(), remote_call_distribution(workload()));
+  note("remote-call", {{"for", sim::format_duration(d)}});
+  sim::sleep_for(d);
+}
+JobContext::Processing JobContext::processing(const std::string& sku, uint64_t offset) {
+  std::vector<protocols::Processing>& all = sim_.history().processing;
+  all.push_back(protocols::Processing{sku, member(), offset, world().now(), world().steps(), Instant::max()});
+  return Processing(*this, all.size() - 1);
+}
+JobContext::Processing::~Processing() { ctx_->sim_.history().processing[index_].ended = ctx_->world().now(); }
 void JobContext::note(const std::string& kind, std::vector<sim::TraceField> fields) {
   fields.insert(fields.begin(), sim::TraceField{"job", member()});
   sim_.world().trace_at(&app_, kind, std::move(fields));
@@ -384,6 +395,7 @@ std::vector<std::string> Simulation::node_names(const Scenario& scenario, const 
 Roles Simulation::roles(const Scenario& scenario, const Design& design) {
   if (design.services.empty()) return {};
   Roles r = kind_of_service(design, design.services.front()).roles(scenario.workload);
+  r.consumes_queue = std::find(design.services.begin(), design.services.end(), "mq") != design.services.end();
   r.takes_lock = design.steps.takes_lock;
   if (!r.takes_lock) r.acquire_points.clear();  // nobody acquires
   return r;
@@ -395,7 +407,7 @@ sim::Quantities quantities(const Workload& w) {
   return {{"lock-ttl", w.lock_ttl},         {"lock-wait", w.lock_wait},
           {"lock-retry", w.lock_retry},     {"remote-call", w.remote_call},
           {"gateway-timeout", w.gateway_timeout}, {"replication-lag", w.replication_lag},
-          {"burst-window", w.burst_window}};
+          {"burst-window", w.burst_window},   {"max-poll-interval", w.mq_max_poll_interval}};
 }
 
 std::optional<std::string> workload_problem(const Scenario& scenario, const Design& design) {

@@ -241,6 +241,21 @@ class JobContext {
   std::string member() const;
   void count(const std::string& counter, int64_t n = 1);
   void note(const std::string& kind, std::vector<sim::TraceField> fields = {});
+  void remote_call();  // the slow call a consumer makes per record (as BuyContext::remote_call)
+  // This consumer takes up a record of `sku` (History::processing) until the returned guard goes
+  // out of scope, however that happens (a crash unwinds the fiber).
+  class Processing {
+   public:
+    Processing(JobContext& ctx, size_t index) : ctx_(&ctx), index_(index) {}
+    Processing(const Processing&) = delete;
+    Processing& operator=(const Processing&) = delete;
+    ~Processing();
+
+   private:
+    JobContext* ctx_;
+    size_t index_;
+  };
+  Processing processing(const std::string& sku, uint64_t offset);
 
  private:
   Simulation& sim_;

@@ -109,6 +109,7 @@ struct Workload {
   int sentinels = 1;                              // Sentinels watching them (1..kMaxSentinels)
   int sentinel_quorum = 0;                        // Sentinel's quorum; 0: a majority of them
   Duration redlock_node_timeout = Duration::ms(100);      // RedLock: the client's wait for each master
+  Duration mq_max_poll_interval = Duration::s(1);         // the queue's max.poll.interval.ms
   // One-way latency of each message between an app node and the database, and between an app
   // node and the lock service's nodes (Redis and its Sentinel, the RedLock masters, the
   // ZooKeeper ensemble), in place of the --latency model on those links; nullopt: --latency.

@@ -344,6 +344,29 @@ TEST(Classics, AConsumerStalledPastMaxPollIntervalLosesItsRecordWhichIsWrittenOn
   EXPECT_FALSE(r.result("no_oversell").violated);
 }
 
+// oversim run --variant mq_serialized_per_sku --seed 1 --faults 'on before_write pause here for 1159ms'
+//   --buyers 4 --stock 2
+// (what `check --variant mq_serialized_per_sku --faults gc-pause` shrinks seed 69 to)
+TEST(Classics, AStalledConsumerWakesAndWritesAStaleStockAfterItsPartitionMoved) {
+  const RunResult r = properties::run_checked(scenario("mq_serialized_per_sku", 1, "on before_write pause here for 1159ms", 4, 2, 2));
+  // app-2 read 2 units for r3's request and paused; a second later the broker gave its
+  // partition to app-1, which sold r3 and r1 (stock 1, then 0). app-2 woke and wrote the stock it
+  // had computed, 1, before its insert of r3's order failed on the primary key: the unit came
+  // back, and app-1 sold it to r2. Three orders for two units.
+  ASSERT_TRUE(r.result("per_sku_serialization").violated);
+  EXPECT_EQ(r.result("per_sku_serialization").violation->witness.rfind("sku1: app-2#0 processed offset 0", 0), 0u)
+      << r.result("per_sku_serialization").violation->witness;
+  ASSERT_TRUE(r.result("no_oversell").violated);
+  EXPECT_EQ(r.result("no_oversell").violation->witness, "sku1: 3 orders committed for an initial stock of 2 (available=0; orders o-r1-1,o-r2-1,o-r3-1)");
+  EXPECT_EQ(r.orders, 3);
+
+  // A pause shorter than max.poll.interval keeps the partition where it is: two orders.
+  const RunResult short_pause = properties::run_checked(scenario("mq_serialized_per_sku", 1, "on before_write pause here for 500ms", 4, 2, 2));
+  EXPECT_FALSE(short_pause.result("per_sku_serialization").violated);
+  EXPECT_FALSE(short_pause.result("no_oversell").violated);
+  EXPECT_EQ(short_pause.orders, 2);
+}
+
 TEST(Classics, TheFirstFailureOfASweepReplaysBitForBitFromItsScenario) {
   properties::SweepOptions opt;
   opt.base.design = "redis_lock_read_modify_write";

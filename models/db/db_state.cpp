@@ -531,6 +531,14 @@ std::optional<OrderRow> DbState::read_order(const Txn& txn, const std::string& o
   return *row;
 }
 
+std::optional<OrderRow> DbState::scan_orders(const Txn& txn, const std::function<bool(const OrderRow&)>& match) const {
+  for (const auto& [order_id, versions] : orders_) {
+    const OrderRow* row = version_at(versions.list, statement_snapshot(txn));
+    if (row != nullptr && match(*row)) return *row;
+  }
+  return std::nullopt;
+}
+
 template <typename Row>
 void DbState::push_version(Versions<Row>& versions, CommitSeq seq, Row row) {
   auto& list = versions.list;
@@ -656,9 +664,11 @@ Result DbState::select_order_by_request_id(TxnId /*id*/, Txn& txn,
   for (const auto& [order_id, row] : txn.order_writes) {
     if (row.request_id == s.request_id) found = row;
   }
-  if (!found) {
+  if (!found && config_.unique_request_id) {
     auto key = committed_keys_.find(UniqueKey{kOrdersRequestIdKey, {s.request_id}});
     if (key != committed_keys_.end()) found = read_order(txn, key->second);
+  } else if (!found) {
+    found = scan_orders(txn, [&](const OrderRow& o) { return o.request_id == s.request_id; });
   }
   if (found) {
     r.order_rows.push_back(*found);
@@ -674,10 +684,12 @@ Result DbState::select_order_by_user_sku_activity(TxnId /*id*/, Txn& txn,
   for (const auto& [order_id, row] : txn.order_writes) {
     if (row.user == s.user && row.sku == s.sku && row.activity == s.activity) found = row;
   }
-  if (!found) {
+  if (!found && config_.unique_user_sku_activity) {
     auto key = committed_keys_.find(
         UniqueKey{kOrdersUserSkuActivityKey, {s.user, s.sku, s.activity}});
     if (key != committed_keys_.end()) found = read_order(txn, key->second);
+  } else if (!found) {
+    found = scan_orders(txn, [&](const OrderRow& o) { return o.user == s.user && o.sku == s.sku && o.activity == s.activity; });
   }
   if (found) {
     r.order_rows.push_back(*found);

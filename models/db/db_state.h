@@ -32,6 +32,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -390,6 +391,9 @@ class DbState {
   CommitSeq statement_snapshot(const Txn& txn) const;
   std::optional<StockRow> read_stock(const Txn& txn, const std::string& sku) const;
   std::optional<OrderRow> read_order(const Txn& txn, const std::string& order_id) const;
+  // The first committed order visible to `txn` (in order_id order) that `match` accepts: a
+  // lookup without a unique index to go through is a scan of the table.
+  std::optional<OrderRow> scan_orders(const Txn& txn, const std::function<bool(const OrderRow&)>& match) const;
 
   // Takes the row lock for a write or FOR UPDATE of a row the statement found visible.
   // nullopt when granted; otherwise the failing or Blocked result (with `command` set).

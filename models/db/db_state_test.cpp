@@ -230,6 +230,26 @@ TEST(DbState, UniqueIndexesRejectSecondOrderAndDuplicateRequest) {
   EXPECT_EQ(to_string(db.autocommit(SelectOrderByRequestId{"r2"})), "SELECT 0");
 }
 
+// Without the unique indexes the same lookups scan the table: a SELECT finds a committed order
+// whether or not an index backs it (and an uncommitted one only in its own transaction).
+TEST(DbState, LookupsWithoutAnIndexScanTheOrders) {
+  DbConfig config;
+  config.unique_request_id = false;
+  config.unique_user_sku_activity = false;
+  DbState db(config);
+  EXPECT_EQ(to_string(db.autocommit(InsertOrder{order("o2", "bob", "r2")})), "INSERT 0 1");
+  EXPECT_EQ(to_string(db.autocommit(InsertOrder{order("o1", "alice", "r1")})), "INSERT 0 1");
+  EXPECT_EQ(to_string(db.autocommit(InsertOrder{order("o3", "alice", "r3")})), "INSERT 0 1");  // no index: a second order
+  EXPECT_EQ(db.autocommit(SelectOrderByRequestId{"r1"}).order_rows, (std::vector<OrderRow>{order("o1", "alice", "r1")}));
+  // The first in order_id order.
+  EXPECT_EQ(db.autocommit(SelectOrderByUserSkuActivity{"alice", "sku1", "act1"}).order_rows, (std::vector<OrderRow>{order("o1", "alice", "r1")}));
+  EXPECT_EQ(to_string(db.autocommit(SelectOrderByRequestId{"r9"})), "SELECT 0");
+  const TxnId t = db.begin();
+  EXPECT_EQ(to_string(db.execute(t, InsertOrder{order("o4", "carol", "r4")})), "INSERT 0 1");
+  EXPECT_EQ(db.execute(t, SelectOrderByRequestId{"r4"}).rows_affected, 1);
+  EXPECT_EQ(to_string(db.autocommit(SelectOrderByRequestId{"r4"})), "SELECT 0");
+}
+
 TEST(DbState, ConcurrentDuplicateInsertWaitsThenConflicts) {
   // MQ redelivery: two consumers insert the same order concurrently. The second waits for the
   // first; after the first commits the retry is a unique violation and aborts the txn.

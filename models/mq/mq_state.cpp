@@ -34,8 +34,12 @@ Record MqState::append(const std::string& key, std::string value) {
   return log.back();
 }
 
-void MqState::rebalance(Group& g) {
+void MqState::rebalance(Group& g, const std::string& joined) {
   ++g.generation;
+  g.awaiting.clear();
+  for (const auto& [name, m] : g.members) {
+    if (name != joined) g.awaiting.insert(name);
+  }
   for (auto& [name, m] : g.members) m.partitions.clear();
   g.position.clear();
   if (g.members.empty()) return;
@@ -51,7 +55,7 @@ void MqState::rebalance(Group& g) {
 Assignment MqState::join(const std::string& group, const std::string& member, Instant now) {
   Group& g = groups_[group];
   g.members[member] = Member{now, {}};
-  rebalance(g);
+  rebalance(g, member);
   return Assignment{g.generation, g.members.at(member).partitions};
 }
 
@@ -72,8 +76,14 @@ PollResult MqState::poll(const std::string& group, const std::string& member, ui
   mit->second.last_poll = now;
   out.assignment = Assignment{g.generation, mit->second.partitions};
   // A member that has not seen the new generation yet gets its new assignment first, no records:
-  // what it read under the old one it may not commit.
-  if (generation != g.generation) return out;
+  // what it read under the old one it may not commit. Nobody reads until every member of the
+  // old generation has heard of the new one.
+  if (generation != g.generation) {
+    g.awaiting.erase(member);
+    return out;
+  }
+  g.awaiting.erase(member);
+  if (!g.awaiting.empty()) return out;
   for (uint32_t p : mit->second.partitions) {
     uint64_t& pos = g.position[p];
     const std::vector<Record>& log = logs_[p];
@@ -104,6 +114,7 @@ std::vector<std::string> MqState::expire(Instant now, Duration max_poll_interval
     for (auto it = g.members.begin(); it != g.members.end();) {
       if (now - it->second.last_poll > max_poll_interval) {
         gone.push_back(it->first);
+        g.awaiting.erase(it->first);
         it = g.members.erase(it);
         changed = true;
       } else {

@@ -15,6 +15,10 @@
 //   not know: it may still be processing a record the new owner is given again. Its next commit
 //   carries the old generation and is refused (CommitFailedException); its next poll tells it to
 //   join again.
+// - A rebalance stops the world (Kafka's eager protocol): every member that was in the group must
+//   learn the new generation (its next poll) before anyone reads again, so a member still
+//   working on a record finishes it before its partition moves; one that does not poll within
+//   max_poll_interval is dropped, and the others go on without it.
 // - Assignment is round robin over the members in name order (a deterministic stand-in for the
 //   range and cooperative assignors), on every join and every departure.
 // Left out: replication of the log and leader election among brokers (the log and the committed
@@ -26,6 +30,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -107,10 +112,13 @@ class MqState {
   struct Group {
     uint64_t generation = 0;
     std::map<std::string, Member> members;
+    // Members of the group before the last rebalance that have not polled since: nobody reads
+    // until it is empty.
+    std::set<std::string> awaiting;
     std::map<uint32_t, uint64_t> committed;  // next offset to process, per partition
     std::map<uint32_t, uint64_t> position;   // the owner's next offset to read, per partition
   };
-  void rebalance(Group& g);
+  void rebalance(Group& g, const std::string& joined = "");
 
   std::vector<std::vector<Record>> logs_;
   std::map<std::string, Group> groups_;

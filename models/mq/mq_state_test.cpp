@@ -36,6 +36,8 @@ TEST(MqState, MembersSharePartitionsAndReadFromTheCommittedOffset) {
   EXPECT_EQ(q.owner("g", 0), "app-1");
   EXPECT_EQ(q.owner("g", 1), "app-2");
 
+  // app-1 hears of the second generation at its next poll; until then nobody reads.
+  EXPECT_EQ(q.poll("g", "app-1", a.generation, at_ms(1), 10).assignment.generation, b.generation);
   q.append("k", "x");
   const uint32_t p = q.partition_of("k");
   const std::string owner = q.owner("g", p);
@@ -44,8 +46,11 @@ TEST(MqState, MembersSharePartitionsAndReadFromTheCommittedOffset) {
   EXPECT_EQ(r.records[0].value, "x");
   // Read, not committed: the next poll does not read it again, but a rebalance does.
   EXPECT_TRUE(q.poll("g", owner, b.generation, at_ms(2), 10).records.empty());
-  q.join("g", "app-3", at_ms(3));
+  const Assignment c = q.join("g", "app-3", at_ms(3));
+  q.poll("g", "app-1", b.generation, at_ms(3), 10);
+  q.poll("g", "app-2", b.generation, at_ms(3), 10);
   const std::string next = q.owner("g", p);
+  EXPECT_EQ(q.generation("g"), c.generation);
   const PollResult again = q.poll("g", next, q.generation("g"), at_ms(4), 10);
   ASSERT_EQ(again.records.size(), 1u);
   EXPECT_EQ(again.records[0].offset, 0u);
@@ -78,6 +83,27 @@ TEST(MqState, AStalledMemberLosesItsPartitionAndItsRecordIsDeliveredAgain) {
   EXPECT_TRUE(stale.records.empty());
   EXPECT_EQ(stale.assignment.generation, back.generation);
   EXPECT_EQ(q.commit("g", "app-2", second.assignment.generation, 0, 1), CommitStatus::stale_generation);
+}
+
+// Kafka's eager rebalance: a member that joins while another works on a record waits until
+// that member has polled again (finished its record), so the record is never in two hands.
+TEST(MqState, AJoinWaitsForTheMembersAtWorkBeforeAnyoneReads) {
+  MqState q(1);
+  const Assignment a = q.join("g", "app-1", t0);
+  q.append("k", "r0");
+  q.append("k", "r1");
+  ASSERT_EQ(q.poll("g", "app-1", a.generation, at_ms(1), 1).records.size(), 1u);  // app-1 works on r0
+  const Assignment b = q.join("g", "app-2", at_ms(2));
+  // Round robin in name order keeps the partition with app-1, but nobody reads until app-1 polls.
+  EXPECT_TRUE(q.poll("g", "app-2", b.generation, at_ms(3), 1).records.empty());
+  EXPECT_EQ(q.commit("g", "app-1", a.generation, 0, 1), CommitStatus::stale_generation);
+  const PollResult back = q.poll("g", "app-1", a.generation, at_ms(4), 1);
+  EXPECT_TRUE(back.records.empty());
+  EXPECT_EQ(back.assignment.generation, b.generation);
+  // Its commit was refused, so the new generation reads r0 again, one member at a time.
+  const PollResult again = q.poll("g", "app-1", b.generation, at_ms(5), 1);
+  ASSERT_EQ(again.records.size(), 1u);
+  EXPECT_EQ(again.records[0].value, "r0");
 }
 
 TEST(MqState, ARestartedBrokerKeepsItsLogAndCommitsButNotItsMembers) {

@@ -2,7 +2,11 @@
 
 namespace oversim::protocols {
 
-mq::MqConfig MqService::config(const Workload&) { return mq::MqConfig{}; }
+mq::MqConfig MqService::config(const Workload& w) {
+  mq::MqConfig c;
+  c.max_poll_interval = w.mq_max_poll_interval;
+  return c;
+}
 
 MqService::MqService(sim::World& world, const Workload& w) : broker_(world, world.add_node(config(w).node), config(w)) {}
 
