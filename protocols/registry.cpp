@@ -23,6 +23,7 @@ namespace oversim::protocols {
   X(redis_prededuct_sync_db)    \
   X(redis_prededuct_async_db)   \
   X(mq_serialized_per_sku)      \
+  X(marker_before_effect)       \
   X(redlock_read_modify_write)  \
   X(redlock_no_validity_check)  \
   X(redlock_conditional)        \

@@ -367,6 +367,25 @@ TEST(Classics, AStalledConsumerWakesAndWritesAStaleStockAfterItsPartitionMoved) 
   EXPECT_EQ(short_pause.orders, 2);
 }
 
+// oversim run --variant marker_before_effect --seed 1 --faults 'on before_write cut db -> here;
+//   on before_write after 225ms heal' --buyers 1 --stock 1 --apps 1
+TEST(Classics, AProcessedMarkerWrittenBeforeTheEffectLosesTheOrderWhoseWriteFailed) {
+  const char* plan = "on before_write cut db -> here; on before_write after 225ms heal";
+  const RunResult r = properties::run_checked(scenario("marker_before_effect", 1, plan, 1, 1, 1));
+  // The writer set done:o-r1-1, then lost the reply of its stock write; its retry found the
+  // marker and skipped the record. The buyer was told "sold"; no order exists.
+  ASSERT_TRUE(r.result("no_lost_order").violated);
+  EXPECT_EQ(r.result("no_lost_order").violation->witness.rfind("buyer u1 was told order o-r1-1 succeeded at", 0), 0u)
+      << r.result("no_lost_order").violation->witness;
+  EXPECT_GE(r.counters.at("marker.skipped"), 1);  // the retry, and the redelivery after its 5 s wait cost it the partition
+  EXPECT_EQ(r.orders, 0);
+
+  // The same fault on the writer that relies on the order's primary key instead: written once.
+  const RunResult keyed = properties::run_checked(scenario("redis_prededuct_async_db", 1, plan, 1, 1, 1));
+  EXPECT_FALSE(keyed.result("no_lost_order").violated);
+  EXPECT_EQ(keyed.orders, 1);
+}
+
 TEST(Classics, TheFirstFailureOfASweepReplaysBitForBitFromItsScenario) {
   properties::SweepOptions opt;
   opt.base.design = "redis_lock_read_modify_write";
