@@ -27,10 +27,22 @@ namespace {
 
 bool uses(const Design& d, const char* service) { return std::find(d.services.begin(), d.services.end(), service) != d.services.end(); }
 bool leased(const Design& d) { return uses(d, "redis") || uses(d, "redlock"); }
-bool lock_service(const Design& d) { return uses(d, "redis") || uses(d, "redlock") || uses(d, "zookeeper"); }
-bool has_lock(const Design& d) { return lock_service(d) && d.steps.takes_lock; }
-// A design that takes no lock but keeps data in Redis (its stock, dedup keys).
-bool keeps_data(const Design& d) { return uses(d, "redis") && !d.steps.takes_lock; }
+// The roles of the design's lock service, as the profiles see them (protocols/services.h): a
+// service kind says whether it is a lock service, not a list of names here.
+protocols::Roles roles_of(const Design& d) {
+  protocols::Scenario s;
+  s.design = d.name;
+  return protocols::Simulation::roles(s, d);
+}
+bool has_lock(const Design& d) {
+  const protocols::Roles r = roles_of(d);
+  return r.has_lock_service() && r.takes_lock;
+}
+// A design that takes no lock but keeps data on its lock service (its stock, dedup keys).
+bool keeps_data(const Design& d) {
+  const protocols::Roles r = roles_of(d);
+  return r.has_lock_service() && !r.takes_lock;
+}
 bool unique_orders(const Design& d) { return d.schema.unique_request_id || d.schema.unique_user_sku_activity; }
 std::string span(sim::Duration d) { return sim::format_duration(d); }
 

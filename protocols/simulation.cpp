@@ -131,25 +131,21 @@ BuyContext::BuyContext(Simulation& sim, sim::Node& app, db::DbPool& db, std::str
       db_(db),
       arrived_(arrived) {}
 
-redis::RedisClient& BuyContext::redis() {
-  if (!redis_) redis_ = sim_.service<RedisService>().deployment().client(app_);
+redis::RedisClient& ServiceClients::redis(Simulation& sim, sim::Node& app) {
+  if (!redis_) redis_ = sim.service<RedisService>().deployment().client(app);
   return *redis_;
 }
-
-mq::MqClient& BuyContext::mq() {
-  if (!mq_) mq_.emplace(app_, sim_.service<MqService>().broker().node());
+mq::MqClient& ServiceClients::mq(Simulation& sim, sim::Node& app) {
+  if (!mq_) mq_.emplace(app, sim.service<MqService>().broker().node());
   return *mq_;
 }
+
+redis::RedisClient& BuyContext::redis() { return clients_.redis(sim_, app_); }
+mq::MqClient& BuyContext::mq() { return clients_.mq(sim_, app_); }
 
 sim::World& JobContext::world() { return sim_.world(); }
-redis::RedisClient& JobContext::redis() {
-  if (!redis_) redis_ = sim_.service<RedisService>().deployment().client(app_);
-  return *redis_;
-}
-mq::MqClient& JobContext::mq() {
-  if (!mq_) mq_.emplace(app_, sim_.service<MqService>().broker().node());
-  return *mq_;
-}
+redis::RedisClient& JobContext::redis() { return clients_.redis(sim_, app_); }
+mq::MqClient& JobContext::mq() { return clients_.mq(sim_, app_); }
 const Workload& JobContext::workload() const { return sim_.scenario().workload; }
 std::string JobContext::member() const { return fmt::format("{}#{}", app_.name(), app_.incarnation()); }
 void JobContext::count(const std::string& counter, int64_t n) { sim_.history().count(counter, n); }

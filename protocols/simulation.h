@@ -41,6 +41,18 @@ struct SchemaNeeds {
 class BuyContext;
 using BuyFunction = BuyResult (*)(BuyContext&);
 
+// The service clients of one app node's context (a purchase, a job run), made on first use:
+// what BuyContext and JobContext share.
+class ServiceClients {
+ public:
+  redis::RedisClient& redis(class Simulation& sim, sim::Node& app);  // throws std::logic_error without "redis"
+  mq::MqClient& mq(class Simulation& sim, sim::Node& app);            // throws std::logic_error without "mq"
+
+ private:
+  std::optional<redis::RedisClient> redis_;
+  std::optional<mq::MqClient> mq_;
+};
+
 // A background job a design runs besides its purchases (a queue consumer, a reconciliation):
 // on every app node from the start, and again on a node that restarts (a crash ends the run
 // that was going on). `run` returns when the job is done; a consumer loops until the node dies.
@@ -214,8 +226,7 @@ class BuyContext {
   Simulation& sim_;
   sim::Node& app_;
   db::DbPool& db_;
-  std::optional<redis::RedisClient> redis_;
-  std::optional<mq::MqClient> mq_;
+  ServiceClients clients_;
   Instant arrived_;
   std::vector<size_t> open_beliefs_;
   int orders_made_ = 0;
@@ -261,8 +272,7 @@ class JobContext {
   Simulation& sim_;
   sim::Node& app_;
   db::DbPool& db_;
-  std::optional<redis::RedisClient> redis_;
-  std::optional<mq::MqClient> mq_;
+  ServiceClients clients_;
 };
 
 class Simulation {

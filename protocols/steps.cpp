@@ -277,6 +277,40 @@ void give_service_stock_back(BuyContext& ctx) {
   ctx.redis().call(redis::Command::incrby(ctx.stock_key(), 1));
 }
 
+Requirement redis_is_the_arbiter() {
+  return {"--check-constraint", "off", "Redis is the only arbiter of the stock; a CHECK would make the database a second one, the backstop db_decrement_checked shows"};
+}
+
+BuyResult take_stock_and_queue_order(BuyContext& ctx) {
+  const StockTake take = take_service_stock(ctx);
+  if (take == StockTake::unknown) return ctx.outcome(BuyResult::busy);
+  if (take == StockTake::sold_out) return ctx.outcome(BuyResult::sold_out);
+  ctx.remote_call();  // the purchase's own slow call (pricing, risk), before the order is sent
+  const std::string order = ctx.new_order_id();
+  auto sent = ctx.mq().produce(ctx.sku, encode_order(ctx.order_row(order)));
+  if (!sent.ok()) {
+    give_service_stock_back(ctx);
+    return ctx.outcome(BuyResult::busy);
+  }
+  return ctx.sold(order);
+}
+
+OrderWrite write_queued_order(JobContext& ctx, const db::OrderRow& row) {
+  std::optional<db::DbConnection> conn = ctx.db().acquire();
+  if (!conn) return OrderWrite::failed;
+  conn->begin();
+  db::DbCall mirror = conn->execute(db::UpdateStock::on(row.sku).decrement(1));
+  if (!mirror.ok()) return OrderWrite::failed;
+  db::DbCall insert = conn->execute(db::InsertOrder{row});
+  if (insert.status == db::CallStatus::ok && insert.result.kind == db::Outcome::UniqueViolation) {
+    conn->rollback();
+    return OrderWrite::already_there;
+  }
+  if (!insert.ok()) return OrderWrite::failed;
+  db::DbCall commit = conn->commit();
+  return commit.ok() ? OrderWrite::written : OrderWrite::failed;
+}
+
 std::string encode_order(const db::OrderRow& row) {
   return fmt::format("{}|{}|{}|{}|{}|{}", row.order_id, row.user, row.sku, row.activity, row.request_id, row.status);
 }

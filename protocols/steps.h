@@ -84,6 +84,21 @@ StockTake take_service_stock(BuyContext& ctx);
 // unit taken, and nothing makes a repeat of it idempotent.
 void give_service_stock_back(BuyContext& ctx);
 
+// The Redis-stock designs' requirement: --check-constraint off, since Redis is the arbiter.
+Requirement redis_is_the_arbiter();
+
+// A purchase that sends its order on (Steps::writes_later): take a unit of the Redis-held stock
+// (Redis silent: busy; -1: sold out), make the remote call, send the order to the queue keyed by
+// SKU, and tell the buyer "sold" once the broker acknowledged it. A send that failed gives the
+// unit back (a timed-out send that was appended then sells it twice).
+BuyResult take_stock_and_queue_order(BuyContext& ctx);
+
+// An order writer's transaction for one queued order: mirror the decrement (`available =
+// available - 1`), insert the order, commit. `already_there`: the insert hit the order id's
+// primary key (a redelivery), rolled back; `failed`: try again.
+enum class OrderWrite : uint8_t { written, already_there, failed };
+OrderWrite write_queued_order(JobContext& ctx, const db::OrderRow& row);
+
 // An order as a queue record's value ("order_id|user|sku|activity|request_id|status"), and back
 // (nullopt for a value that is not one).
 std::string encode_order(const db::OrderRow& row);

@@ -53,26 +53,33 @@ void consume(sim::World& w, sim::Node& app, std::vector<Processed>& out) {
   }, /*daemon=*/true);
 }
 
-TEST(MqBroker, AStalledConsumerLosesItsPartitionAndTheRecordIsProcessedTwice) {
-  sim::World w(sim::WorldConfig{.seed = 3});
-  w.network().config().latency = sim::LatencyModel{1_ms, 1_ms, sim::Ratio::never(), 1_ms, std::nullopt};
-  MqBroker broker(w, w.add_node("mq"), MqConfig{.partitions = 1});
-  sim::Node& a = w.add_node("app-1");
-  sim::Node& b = w.add_node("app-2");
-  sim::Node& producer = w.add_node("producer");
+// A broker with `partitions`, two consuming app nodes, and a producer that sends `keys` (one
+// record each) 100ms in, then stays alive for `linger` so the run lasts.
+struct Bench {
+  sim::World w{sim::WorldConfig{.seed = 3}};
+  MqBroker broker;
   std::vector<Processed> processed;
-  consume(w, a, processed);
-  consume(w, b, processed);
-  w.spawn(&producer, "producer", [&] {
-    sim::sleep_for(100_ms);
-    MqClient client(producer, w.node("mq"));
-    ASSERT_TRUE(client.produce("sku1", "order-1").ok());
-    sim::sleep_for(5_s);
-  });
+  Bench(uint32_t partitions, std::vector<std::string> keys, Duration linger) : broker(w, w.add_node("mq"), MqConfig{.partitions = partitions}) {
+    w.network().config().latency = sim::LatencyModel{1_ms, 1_ms, sim::Ratio::never(), 1_ms, std::nullopt};
+    consume(w, w.add_node("app-1"), processed);
+    consume(w, w.add_node("app-2"), processed);
+    sim::Node& producer = w.add_node("producer");
+    w.spawn(&producer, "producer", [this, &producer, keys, linger] {
+      sim::sleep_for(100_ms);
+      MqClient client(producer, w.node("mq"));
+      for (const std::string& k : keys) ASSERT_TRUE(client.produce(k, "order").ok());
+      sim::sleep_for(linger);
+    });
+  }
+};
+
+TEST(MqBroker, AStalledConsumerLosesItsPartitionAndTheRecordIsProcessedTwice) {
+  Bench b(1, {"sku1"}, 5_s);
   // Round robin in name order gives app-1 the only partition. Pause it while it processes the
   // record (delivered at 113.35ms, 30ms of work).
-  sim::FaultPlan::parse("at 120ms pause app-1 for 2s").apply(w);
-  ASSERT_EQ(w.run().status, sim::RunStatus::completed);
+  sim::FaultPlan::parse("at 120ms pause app-1 for 2s").apply(b.w);
+  ASSERT_EQ(b.w.run().status, sim::RunStatus::completed);
+  const std::vector<Processed>& processed = b.processed;
   ASSERT_EQ(processed.size(), 2u);
   // app-2 was given the record again once app-1 had not polled for a second, and committed it;
   // app-1 finished it after its pause, and its commit was refused.
@@ -82,28 +89,16 @@ TEST(MqBroker, AStalledConsumerLosesItsPartitionAndTheRecordIsProcessedTwice) {
   EXPECT_EQ(processed[1].member, "app-1");
   EXPECT_EQ(processed[1].offset, 0u);
   EXPECT_FALSE(processed[1].committed);
-  EXPECT_EQ(broker.state().committed("orders", 0), 1u);
+  EXPECT_EQ(b.broker.state().committed("orders", 0), 1u);
 }
 
 TEST(MqBroker, WithoutAStallEachRecordIsProcessedOnce) {
-  sim::World w(sim::WorldConfig{.seed = 3});
-  w.network().config().latency = sim::LatencyModel{1_ms, 1_ms, sim::Ratio::never(), 1_ms, std::nullopt};
-  MqBroker broker(w, w.add_node("mq"), MqConfig{.partitions = 2});
-  sim::Node& a = w.add_node("app-1");
-  sim::Node& b = w.add_node("app-2");
-  sim::Node& producer = w.add_node("producer");
-  std::vector<Processed> processed;
-  consume(w, a, processed);
-  consume(w, b, processed);
-  w.spawn(&producer, "producer", [&] {
-    sim::sleep_for(100_ms);
-    MqClient client(producer, w.node("mq"));
-    for (int i = 0; i < 10; ++i) ASSERT_TRUE(client.produce("sku" + std::to_string(i % 3), "order").ok());
-    sim::sleep_for(3_s);
-  });
-  ASSERT_EQ(w.run().status, sim::RunStatus::completed);
-  ASSERT_EQ(processed.size(), 10u);
-  for (const Processed& p : processed) EXPECT_TRUE(p.committed) << p.member << " " << p.offset;
+  std::vector<std::string> keys;
+  for (int i = 0; i < 10; ++i) keys.push_back("sku" + std::to_string(i % 3));
+  Bench b(2, keys, 3_s);
+  ASSERT_EQ(b.w.run().status, sim::RunStatus::completed);
+  ASSERT_EQ(b.processed.size(), 10u);
+  for (const Processed& p : b.processed) EXPECT_TRUE(p.committed) << p.member << " " << p.offset;
 }
 
 }  // namespace

@@ -24,42 +24,19 @@ namespace {
 
 constexpr const char* kGroup = "order-writers";
 
-BuyResult buy(BuyContext& ctx) {
-  const StockTake take = take_service_stock(ctx);
-  if (take == StockTake::unknown) return ctx.outcome(BuyResult::busy);
-  if (take == StockTake::sold_out) return ctx.outcome(BuyResult::sold_out);
-  ctx.remote_call();  // the purchase's own slow call (pricing, risk), before the order is sent
-  const std::string order = ctx.new_order_id();
-  auto sent = ctx.mq().produce(ctx.sku, encode_order(ctx.order_row(order)));
-  if (!sent.ok()) {
-    // A timed-out send may have been appended: giving the unit back then sells it twice.
-    give_service_stock_back(ctx);
-    return ctx.outcome(BuyResult::busy);
-  }
-  return ctx.sold(order);
-}
+BuyResult buy(BuyContext& ctx) { return take_stock_and_queue_order(ctx); }
 
-// One order record: mirror the decrement and insert the order, in one transaction. Done (true)
-// once it committed or the order is already there; false to try again.
+// One order record, written in one transaction. Done (true) once it committed or the order is
+// already there; false to try again.
 bool write_order(JobContext& ctx, const mq::Record& r) {
   const std::optional<db::OrderRow> row = decode_order(r.value);
   if (!row) return true;  // not an order: nothing to do
-  std::optional<db::DbConnection> conn = ctx.db().acquire();
-  if (!conn) return false;
-  conn->begin();
-  db::DbCall mirror = conn->execute(db::UpdateStock::on(row->sku).decrement(1));
-  if (!mirror.ok()) return false;
-  db::DbCall insert = conn->execute(db::InsertOrder{*row});
-  if (insert.status == db::CallStatus::ok && insert.result.kind == db::Outcome::UniqueViolation) {
-    conn->rollback();
-    ctx.count("order.already-written");
-    return true;
+  switch (write_queued_order(ctx, *row)) {
+    case OrderWrite::written: ctx.count("order.written"); return true;
+    case OrderWrite::already_there: ctx.count("order.already-written"); return true;
+    case OrderWrite::failed: return false;
   }
-  if (!insert.ok()) return false;
-  db::DbCall commit = conn->commit();
-  if (!commit.ok()) return false;
-  ctx.count("order.written");
-  return true;
+  return false;
 }
 
 void order_writer(JobContext& ctx) { consume(ctx, kGroup, write_order); }
@@ -71,7 +48,7 @@ const Design redis_prededuct_async_db_design{
     "redis_prededuct_async_db",
     "stock in Redis: Lua check-and-decrement decides, the order goes to a queue keyed by SKU, a consumer writes it to the database later",
     "violates no_oversell under failover and progress under app-crash; a stalled consumer's redelivery is written once", buy, {}, {"redis", "mq"},
-    {{"--check-constraint", "off", "Redis is the only arbiter of the stock; a CHECK would make the database a second one, the backstop db_decrement_checked shows"}},
+    {redis_is_the_arbiter()},
     Steps{.decrement = Steps::Decrement::relative, .takes_lock = false, .service_stock = true, .writes_later = true},
     {Job{"order-writer", order_writer}}};
 

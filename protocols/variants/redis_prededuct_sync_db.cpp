@@ -49,7 +49,7 @@ extern const Design redis_prededuct_sync_db_design;
 const Design redis_prededuct_sync_db_design{
     "redis_prededuct_sync_db", "stock in Redis: Lua check-and-decrement decides, then UPDATE available = available - 1 + INSERT order in the database",
     "violates no_oversell under failover (an unreplicated decrement is lost); holds it where Redis keeps its data", buy, {}, {"redis"},
-    {{"--check-constraint", "off", "Redis is the only arbiter of the stock; a CHECK would make the database a second one, the backstop db_decrement_checked shows"}},
+    {redis_is_the_arbiter()},
     Steps{.decrement = Steps::Decrement::relative, .takes_lock = false, .service_stock = true}};
 
 }  // namespace oversim::protocols
