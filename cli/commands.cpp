@@ -294,7 +294,7 @@ int list_command(const std::string& what) {
                "  on 3rd before_commit in app-2 crash here; on write_unreplicated in redis-1 crash redis-1'\n");
     fmt::print("Points (a plan waiting on one the design never reaches is refused):\n");
     for (const protocols::FaultPoint& p : protocols::fault_point_table()) {
-      const std::string designs = p.service.empty() ? "any design" : p.service == "lock" ? "designs that take a lock" : p.service == "stock" ? "designs that keep their stock in a service" : p.service + " designs";
+      const std::string designs = p.service.empty() ? "any design" : p.service == "lock" ? "designs that take a lock" : p.service == "stock" ? "designs that keep their stock in a service" : p.service == "lifecycle" ? "designs with an order lifecycle" : p.service + " designs";
       fmt::print("  {:<19} {}, {}: {}\n", p.name, p.marked_by, designs, p.moment);
     }
     fmt::print("Quantities: lock-ttl, lock-wait, lock-retry, remote-call, gateway-timeout, replication-lag, burst-window, max-poll-interval\n");

@@ -876,6 +876,7 @@ std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& event
   };
   std::vector<sim::TraceEvent> out;
   std::vector<bool> must;  // faults and the violations' own events: never cut
+  std::set<std::string> writing;  // transactions with a statement kept: their COMMIT matters
   for (const sim::TraceEvent& e : events) {
     bool keep = false;
     const bool pinned = std::find(keep_steps.begin(), keep_steps.end(), e.step) != keep_steps.end() ||
@@ -886,13 +887,19 @@ std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& event
       keep = true;
     } else if (e.kind == "sql") {
       const std::string sql = field(e, "sql");
+      // An order's status changing (paid, cancelled) is part of the story; a COMMIT only when its
+      // transaction wrote something kept (not the timeout job's empty scans).
       keep = sql.rfind("UPDATE stock", 0) == 0 || sql.rfind("INSERT INTO orders", 0) == 0 || sql.find("FROM stock") != std::string::npos ||
-             sql == "COMMIT";
+             sql.rfind("UPDATE orders", 0) == 0;
+      if (keep) writing.insert(field(e, "txn"));
+      if (sql == "COMMIT") keep = writing.count(field(e, "txn")) > 0;
     } else if (e.kind == "redis") {
       const std::string cmd = field(e, "cmd");
       // Lock traffic that changed something: successful acquisitions, releases, renewals. The
       // failed polls of a waiting tryLock are noise.
       keep = cmd.find("lock:") != std::string::npos && cmd.rfind("GET", 0) != 0 && field(e, "reply") != "(nil)";
+      // Stock kept in Redis: every change of it (a take, a give-back).
+      keep = keep || (cmd.find(" stock:") != std::string::npos && cmd.rfind("GET", 0) != 0 && field(e, "reply") != "(integer) -1" && field(e, "reply") != "(nil)");
     }
     if (keep || pinned) {
       out.push_back(e);

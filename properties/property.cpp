@@ -1,6 +1,7 @@
 #include "properties/property.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <set>
 #include <string_view>
@@ -44,10 +45,15 @@ std::string instant_text(Instant t) {
   return at;
 }
 
-// Orders that count as sold: every committed order (designs never cancel in this version).
+// Orders that count as sold: every committed order but a cancelled one (its unit was given back)
+// and a reconciler's 'void' claim on an order id (never sold). A pending order holds its unit.
+bool counts_as_sold(const db::OrderRow& o) { return o.status != "cancelled" && o.status != "void"; }
+
 std::map<std::string, std::vector<const db::OrderRow*>> orders_by_sku(const std::map<std::string, db::OrderRow>& orders) {
   std::map<std::string, std::vector<const db::OrderRow*>> by;
-  for (const auto& [id, o] : orders) by[o.sku].push_back(&o);
+  for (const auto& [id, o] : orders) {
+    if (counts_as_sold(o)) by[o.sku].push_back(&o);
+  }
   return by;
 }
 
@@ -61,7 +67,15 @@ std::string list_ids(const std::vector<const db::OrderRow*>& orders, size_t limi
 std::optional<std::string> no_oversell(const Simulation& s) {
   // Re-checked after every commit: count without copying or grouping the orders, and name them
   // only when a SKU is oversold.
-  const std::vector<const db::OrderRow*> orders = s.db().committed_order_rows();
+  std::vector<const db::OrderRow*> orders = s.db().committed_order_rows();
+  // Cancelled and void orders sold nothing; their buyers may have been told "sold" before.
+  std::set<std::string_view> unsold;
+  if (s.lifecycle()) {
+    for (const db::OrderRow* o : orders) {
+      if (!counts_as_sold(*o)) unsold.insert(o->order_id);
+    }
+    std::erase_if(orders, [](const db::OrderRow* o) { return !counts_as_sold(*o); });
+  }
   std::map<std::string_view, int64_t> sold_by_sku;
   for (const db::OrderRow* o : orders) ++sold_by_sku[o->sku];
   for (const std::string& sku : s.skus()) {
@@ -82,9 +96,9 @@ std::optional<std::string> no_oversell(const Simulation& s) {
     int64_t acked = 0;
     std::set<std::string_view> acked_orders;
     for (const auto& ack : s.history().acks) {
-      if (ack.sku == sku && acked_orders.insert(ack.order_id).second) ++acked;
+      if (ack.sku == sku && !unsold.contains(ack.order_id) && acked_orders.insert(ack.order_id).second) ++acked;
     }
-    if (acked > initial) return fmt::format("{}: {} buyers were told they bought, for an initial stock of {}", sku, acked, initial);
+    if (acked > initial) return fmt::format("{}: {} buyers were told they bought{}, for an initial stock of {}", sku, acked, unsold.empty() ? "" : " (orders not cancelled)", initial);
   }
   return std::nullopt;
 }
@@ -250,6 +264,83 @@ std::optional<std::string> ledger_conservation(const Simulation& s) {
   return std::nullopt;
 }
 
+// The stock the design keeps in its service (Steps::service_stock) for `sku` at the end, as a
+// client would read it; nullopt for a design that keeps it in the database only. A key the
+// service lost (a restart without persistence) holds nothing.
+std::optional<int64_t> service_stock(const Simulation& s, const std::string& sku) {
+  if (!s.design().steps.service_stock || s.services().empty()) return std::nullopt;
+  const std::optional<std::string> text = s.services().front()->read("stock:" + sku);
+  if (!text) return 0;
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (ec != std::errc() || end != text->data() + text->size()) return 0;
+  return v;
+}
+
+struct StockCount {
+  int64_t initial = 0;
+  int64_t available = 0;              // the database's committed row
+  int64_t sold = 0;                   // orders that count as sold (pending ones hold their unit)
+  std::optional<int64_t> in_service;  // the service's stock key
+};
+std::map<std::string, StockCount> stock_counts(const Simulation& s) {
+  std::map<std::string, StockCount> out;
+  const auto by_sku = orders_by_sku(s.db().committed_orders());
+  for (const std::string& sku : s.skus()) {
+    StockCount& c = out[sku];
+    c.initial = s.initial_stock(sku);
+    const auto row = s.db().committed_stock(sku);
+    c.available = row ? row->available : 0;
+    auto it = by_sku.find(sku);
+    c.sold = it == by_sku.end() ? 0 : static_cast<int64_t>(it->second.size());
+    c.in_service = service_stock(s, sku);
+  }
+  return out;
+}
+
+// After quiescence, per SKU: no unit was given back twice (in the database, and in the service
+// that keeps the stock, available + sold <= initial), and the service's stock equals the
+// database's (the Redis-database gap is 0).
+std::optional<std::string> compensation_converges(const Simulation& s) {
+  const int64_t compensations = s.history().counter("compensation.db");
+  const std::vector<const db::OrderRow*> rows = s.db().committed_order_rows();
+  const auto cancelled = static_cast<int64_t>(std::count_if(rows.begin(), rows.end(), [](const db::OrderRow* o) { return o->status == "cancelled"; }));
+  for (const auto& [sku, c] : stock_counts(s)) {
+    const std::string twice = compensations > cancelled ? fmt::format(" ({} compensations committed for {} cancelled orders)", compensations, cancelled) : "";
+    if (c.available + c.sold > c.initial) {
+      return fmt::format("{}: the database holds a unit more than the sale has: available {} + sold {} = {}, initial stock {}{}", sku, c.available, c.sold,
+                         c.available + c.sold, c.initial, twice);
+    }
+    if (!c.in_service) continue;
+    if (*c.in_service + c.sold > c.initial) {
+      return fmt::format("{}: Redis holds a unit more than the sale has: stock {} + sold {} = {}, initial stock {}{}", sku, *c.in_service, c.sold,
+                         *c.in_service + c.sold, c.initial, twice);
+    }
+    if (*c.in_service != c.available) {
+      return fmt::format("{}: Redis holds {} unit(s), the database {}: a gap of {} after quiescence", sku, *c.in_service, c.available,
+                         *c.in_service - c.available);
+    }
+  }
+  return std::nullopt;
+}
+
+// After quiescence, per SKU and per store (the database; the service, where the design keeps its
+// stock there too): initial stock <= available + sold, a pending order holding its unit. A unit
+// taken and neither sold nor given back has vanished (undersell).
+std::optional<std::string> no_vanished_stock(const Simulation& s) {
+  for (const auto& [sku, c] : stock_counts(s)) {
+    if (c.available + c.sold < c.initial) {
+      return fmt::format("{}: {} unit(s) vanished from the database: available {} + sold {} of an initial stock of {}", sku, c.initial - c.available - c.sold,
+                         c.available, c.sold, c.initial);
+    }
+    if (c.in_service && *c.in_service + c.sold < c.initial) {
+      return fmt::format("{}: {} unit(s) vanished from Redis: stock {} + sold {} of an initial stock of {} (the database has {} available)", sku,
+                         c.initial - *c.in_service - c.sold, *c.in_service, c.sold, c.initial, c.available);
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> no_lost_order(const Simulation& s) {
   const auto orders = s.db().committed_orders();
   for (const auto& ack : s.history().acks) {
@@ -320,7 +411,14 @@ std::optional<std::string> progress(const Simulation& s) {
       return fmt::format("{}: {} unit(s) vanished, neither available nor sold: available {} + sold {} of an initial stock of {} (undersell)", sku,
                          initial - available - sold, available, sold, initial);
     }
-    if (sold >= initial) continue;
+    // A unit whose order was cancelled (never paid) or voided (never written, a reconciler gave
+    // it back) was taken and came back; a buyer turned away while it was taken was told the truth. One lost on its way back has vanished (above, and
+    // no_vanished_stock).
+    int64_t returned = 0;
+    if (s.lifecycle()) {
+      for (const auto& [id, o] : orders) returned += o.sku == sku && !counts_as_sold(o) ? 1 : 0;
+    }
+    if (sold + returned >= initial) continue;
     for (const protocols::BuyerAnswer& a : s.history().answers) {
       if (a.sku != sku || bought.count({a.user, a.sku}) > 0) continue;
       const std::optional<Refusal> refusal = refused_by_design(s, a, attempts);
@@ -469,6 +567,14 @@ const std::vector<Property>& catalogue() {
        "no buyer is told sold out, busy or an error while an order is committed for it (charged and told no)", no_told_wrong},
       {"ledger_conservation", Kind::eventually, Category::business,
        "per SKU: available + sold = initial, and the ledger (when written) sums to the stock's movement", ledger_conservation},
+      {"compensation_converges", Kind::eventually, Category::business,
+       "per SKU after quiescence: no unit given back twice (available + sold <= initial in the database and in Redis) and the Redis-database stock "
+       "gap is 0",
+       compensation_converges},
+      {"no_vanished_stock", Kind::eventually, Category::business,
+       "per SKU after quiescence, in the database and in Redis separately: initial stock <= available + sold (pending orders hold their unit); "
+       "a unit taken and neither sold nor given back vanished",
+       no_vanished_stock},
       {"lock_mutual_exclusion", Kind::always, Category::mechanism,
        "no two clients believe they hold the same lock at the same true time (the overlap is the witness)", nullptr,
        first_lock_overlap},

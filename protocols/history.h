@@ -88,21 +88,40 @@ struct History {
   std::vector<BuyerAnswer> answers;            // one per buyer, in the order they ended
   std::vector<AttemptEnd> attempt_ends;        // every attempt, in the order they ended
   std::vector<sim::Duration> lock_waits;       // asking for a lock to holding it or giving up
-  // The sale in committed state, true time: the first and the last order committed, and when
-  // each SKU's committed stock first reached 0 (absent: units of it remained to the end).
+  // The sale in committed state, true time: the first and the last order committed, and per SKU
+  // the spans [from, until) during which its committed stock stood at 0 (until is Instant::max()
+  // while it still does; a SKU with no stock is out from the start). A unit given back (a
+  // cancelled order's compensation) ends a span: the SKU is back in stock.
   sim::Instant first_sale_at = sim::Instant::max();
   sim::Instant last_sale_at = sim::Instant::max();
-  std::map<std::string, sim::Instant> sold_out_at;
-  // Whether units of `sku` remained at `t`: its stock had not run out yet.
+  std::map<std::string, std::vector<std::pair<sim::Instant, sim::Instant>>> sold_out;
+  // Whether units of `sku` remained at `t`: its stock was not at 0 then.
   bool stock_remained(const std::string& sku, sim::Instant t) const {
-    auto it = sold_out_at.find(sku);
-    return it == sold_out_at.end() || t < it->second;
+    auto it = sold_out.find(sku);
+    if (it == sold_out.end()) return true;
+    for (const auto& [from, until] : it->second) {
+      if (from <= t && t < until) return false;
+    }
+    return true;
   }
-  // When the last SKU ran out, or Instant::max() when some stock remained to the end.
+  // When `sku` first ran out, or Instant::max() when it never did.
+  sim::Instant sold_out_at(const std::string& sku) const {
+    auto it = sold_out.find(sku);
+    return it == sold_out.end() || it->second.empty() ? sim::Instant::max() : it->second.front().first;
+  }
+  bool out_now(const std::string& sku) const {
+    auto it = sold_out.find(sku);
+    return it != sold_out.end() && !it->second.empty() && it->second.back().second == sim::Instant::max();
+  }
+  // When the last SKU ran out for good (every SKU out from then to the end), or Instant::max()
+  // when some stock remained at the end.
   sim::Instant all_sold_out_at(size_t skus) const {
-    if (sold_out_at.size() < skus) return sim::Instant::max();
+    if (sold_out.size() < skus) return sim::Instant::max();
     sim::Instant last = sim::Instant::zero();
-    for (const auto& [sku, at] : sold_out_at) last = std::max(last, at);
+    for (const auto& [sku, spans] : sold_out) {
+      if (spans.empty() || spans.back().second != sim::Instant::max()) return sim::Instant::max();
+      last = std::max(last, spans.back().first);
+    }
     return last;
   }
   sim::Instant sale_ended_at = sim::Instant::max();  // when the last buyer got an answer

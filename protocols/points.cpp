@@ -61,6 +61,7 @@ const std::vector<FaultPoint>& fault_point_table() {
         {"after_commit", "the COMMIT answered OK", "the database client", ""},
         {"before_release", "the release (DEL, token compare, znode delete) is about to be sent", "the lock steps", "lock"},
         {"after_stock_taken", "the design's stock decrement in its service answered OK (Redis-held stock)", "the stock steps", "stock"},
+        {"before_compensate", "a cancel of an unpaid order is about to give its unit back (its first write)", "the design's cancel", "lifecycle"},
     };
     std::vector<FaultPoint> own;
     for (const ServiceKind& k : service_kinds()) {
@@ -116,11 +117,15 @@ std::optional<std::string> point_unreachable(std::string_view name, const std::s
     return fmt::format("{}, which {} mark when a stock kept in a service is taken; {} keeps its stock in the database only", name, point->marked_by,
                        design.name);
   }
+  if (point->service == "lifecycle" && design.cancel == nullptr) {
+    return fmt::format("{}, which {} marks when an unpaid order is cancelled; {} has no order lifecycle (its orders are paid as they are written)", name,
+                       point->marked_by, design.name);
+  }
   if (point->service == "lock" && !design.steps.takes_lock) {
     return fmt::format("{}, which {} mark while a buyer holds a lock; {} takes no lock (it keeps only data on {})", name, point->marked_by, design.name,
                        services_of(design));
   }
-  if (!point->service.empty() && point->service != "lock" && point->service != "stock") {
+  if (!point->service.empty() && point->service != "lock" && point->service != "stock" && point->service != "lifecycle") {
     const bool built = std::find(design.services.begin(), design.services.end(), point->service) != design.services.end();
     const ServiceKind* kind = find_service_kind(point->service);
     const ServicePoint* own = kind == nullptr ? nullptr : service_point(*kind, name);

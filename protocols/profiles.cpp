@@ -17,7 +17,8 @@ using sim::Prng;
 
 // Points a buyer's purchase reaches (sim/fault_plan.h; models/db/db_client.h, protocols/steps.h).
 const std::vector<std::string> kBuyerPoints = {"after_acquire", "after_read", "before_write", "before_insert",
-                                               "before_commit", "after_commit", "before_release", "after_stock_taken"};
+                                               "before_commit", "after_commit", "before_release", "after_stock_taken",
+                                               "before_compensate"};
 // Points at which a message to the database is about to leave.
 const std::vector<std::string> kDbSendPoints = {"before_write", "before_insert", "before_commit"};
 
@@ -410,7 +411,7 @@ std::string probe_key(const Scenario& s) {
          "|" + settings_key(w) + format_distribution(remote_call_distribution(w)) + "|" + format_distribution(replication_distribution(w));
 }
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Workload) == 392, "Workload changed: add the new field to probe_key or to protocols/settings.cpp (then update this size)");
+static_assert(sizeof(Workload) == 416, "Workload changed: add the new field to probe_key or to protocols/settings.cpp (then update this size)");
 #endif
 
 // Probes are shared between the profiles of one seed (compare, hash and the verdict table run

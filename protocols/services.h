@@ -86,6 +86,10 @@ class Service {
   // Before the run: the data a design keeps on the service (its stock), as if loaded before the
   // sale. False when the service keeps no data of a design's.
   virtual bool preload(const std::string& /*key*/, const std::string& /*value*/) { return false; }
+  // The value a client would read for a key of the design's data now (Redis: on the primary its
+  // newest Sentinel names), for the eventually-properties; nullopt when absent, or when the
+  // service keeps no data.
+  virtual std::optional<std::string> read(const std::string& /*key*/) const { return std::nullopt; }
   // Work the service still holds for the design's jobs (a queue's records no consumer group has
   // committed): the run is not quiet while there is some (Simulation::conductor).
   virtual bool pending_work() const { return false; }

@@ -54,6 +54,23 @@ std::string span(Duration d) { return sim::format_duration(d); }
 
 const Duration kHour = Duration::s(3600);
 
+// "1/4": numerator <= denominator, 0 < denominator <= 10^9.
+std::optional<Ratio> parse_ratio(const std::string& text) {
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size() || text.size() > 21) return std::nullopt;
+  uint64_t v[2] = {0, 0};
+  for (int part = 0; part < 2; ++part) {
+    const size_t from = part == 0 ? 0 : slash + 1, to = part == 0 ? slash : text.size();
+    for (size_t i = from; i < to; ++i) {
+      if (text[i] < '0' || text[i] > '9') return std::nullopt;
+      v[part] = v[part] * 10 + static_cast<uint64_t>(text[i] - '0');
+      if (v[part] > 1'000'000'000) return std::nullopt;
+    }
+  }
+  if (v[1] == 0 || v[0] > v[1]) return std::nullopt;
+  return Ratio{v[0], v[1]};
+}
+
 std::optional<std::string> parse_link(const std::string& text, std::optional<Distribution>& out) {
   if (text == "same") {
     out.reset();
@@ -149,6 +166,18 @@ const std::vector<Setting>& settings() {
                 if (auto error = parse_int(t, 1, kMaxSentinels, w.sentinel_quorum)) return *error + ", or majority";
                 return std::nullopt;
               }}),
+      // The order lifecycle (designs with one: Design::cancel).
+      Setting{"--unpaid", "Designs with an order lifecycle: the share of buyers told sold who never pay, as a ratio like 1/4 (0/1..1/1); their "
+              "page cancels the order when the payment window closes, and the design's timeout job cancels what is left pending",
+              "unpaid", [](const Workload& w) { return sim::format_ratio(w.unpaid); },
+              [](Workload& w, const std::string& t) -> std::optional<std::string> {
+                auto parsed = parse_ratio(t);
+                if (!parsed) return fmt::format("'{}' is not a ratio like 1/4 (numerator <= denominator, 0 < denominator <= 10^9)", t);
+                w.unpaid = *parsed;
+                return std::nullopt;
+              }},
+      OVERSIM_SPAN_SETTING("--pay-window", "Designs with an order lifecycle: how long an order waits for payment before it is cancelled, 1ms..1h "
+                           "(a paying buyer pays halfway through it)", "pay window", pay_window, Duration::ms(1), kHour),
       // Clients of the lock and of the database.
       in_service("redis", OVERSIM_SPAN_SETTING("--lock-retry", "tryLock polls the lock this often while it waits, 1us..1h", "lock poll", lock_retry, Duration::us(1), kHour)),
       // Link classes (the --latency model everywhere else).

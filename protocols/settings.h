@@ -22,12 +22,13 @@ struct Setting {
   // Parses `text` into the workload; the error names the value and the range, without the flag.
   std::optional<std::string> (*set)(Workload&, const std::string& text);
   // The service it configures: "redis", "redlock", "lock" (any lock service), or "" when it
-  // applies to every sale (the buyers, the database, the links to it).
+  // applies to every sale (the buyers, the database, the links to it; a flag that means nothing
+  // for some designs is named by cli/notes.cpp's conditions).
   const char* service = "";
 };
 
 // The rows, in the order --help lists them; exactly kSettingCount of them.
-inline constexpr size_t kSettingCount = 22;
+inline constexpr size_t kSettingCount = 24;
 const std::vector<Setting>& settings();
 const Setting* find_setting(const std::string& flag);
 

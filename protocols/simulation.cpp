@@ -1,4 +1,5 @@
 #include "protocols/simulation.h"
+#include "protocols/steps.h"
 #include "protocols/points.h"
 
 #include <algorithm>
@@ -325,7 +326,9 @@ Simulation::Simulation(const Scenario& scenario, const Design& design, std::uniq
   // The sale in committed state: when units sold, when each SKU ran out (a SKU with no stock ran
   // out before the sale began).
   for (const std::string& sku : skus_) {
-    if (w.stock <= 0) history_.sold_out_at.emplace(sku, Instant::zero());
+    if (w.stock > 0) continue;
+    history_.sold_out[sku].emplace_back(Instant::zero(), Instant::max());
+    ++out_count_;
   }
   db_->on_commit([this] { note_commit(); });
   // Link classes with a latency of their own: both directions between every app node and the
@@ -465,11 +468,20 @@ void Simulation::note_commit() {
     history_.last_sale_at = world_->now();
     orders_seen_ = orders;
   }
-  if (history_.sold_out_at.size() == skus_.size()) return;
+  // Without an order lifecycle nothing gives units back: once every SKU is out, it stays out.
+  if (!lifecycle() && out_count_ == skus_.size()) return;
   for (const std::string& sku : skus_) {
-    if (history_.sold_out_at.contains(sku)) continue;
+    const bool out = history_.out_now(sku);
+    if (out && !lifecycle()) continue;
     const auto row = db_->committed_stock(sku);
-    if (row && row->available <= 0) history_.sold_out_at.emplace(sku, world_->now());
+    const bool at_zero = row && row->available <= 0;
+    if (at_zero && !out) {
+      history_.sold_out[sku].emplace_back(world_->now(), Instant::max());
+      ++out_count_;
+    } else if (!at_zero && out) {
+      history_.sold_out[sku].back().second = world_->now();
+      --out_count_;
+    }
   }
 }
 
@@ -481,10 +493,14 @@ void Simulation::track_window() {
     bool in = false;
     const sim::FiberRecord* fiber = world_->current_fiber();
     auto attempt = fiber == nullptr ? attempt_sku_.end() : attempt_sku_.find(fiber->id);
+    // A unit an unpaid order holds may come back (the order lifecycle): the sale goes on.
+    auto remains = [this](const std::string& sku) {
+      return history_.stock_remained(sku, world_->now()) || (lifecycle() && db_->state().committed_pending_orders(sku) > 0);
+    };
     if (attempt != attempt_sku_.end()) {
-      in = history_.stock_remained(skus_[static_cast<size_t>(attempt->second)], world_->now());
+      in = remains(skus_[static_cast<size_t>(attempt->second)]);
     } else {
-      for (const std::string& sku : skus_) in = in || history_.stock_remained(sku, world_->now());
+      for (const std::string& sku : skus_) in = in || remains(sku);
     }
     if (!in) return;
     auto& spans = window_[std::string(point)];
@@ -502,19 +518,13 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
   const std::string user = fmt::format("u{}", index + 1);
   const std::string& sku = skus_[static_cast<size_t>(sku_of_[static_cast<size_t>(index)])];
   const std::string request = fmt::format("r{}", index + 1);
-  struct Running {
-    Simulation& s;
-    explicit Running(Simulation& sim) : s(sim) { ++s.buyers_running_; }
-    ~Running() {
-      if (--s.buyers_running_ == 0) s.buyers_done_.set();
-    }
-  };
   // The gateway (its own process, outside the app nodes): it sends an attempt to the buyer's app
   // node, or the next one that is up (a load balancer's health check), and when the answer takes
   // longer than gateway_timeout or comes back unknown, it sends the same request again while the
   // first may still be running.
   struct Gateway {
     std::optional<BuyResult> answer;
+    std::string order;  // the order of a "sold" answer
     sim::Event answered;
     bool listening = true;  // the buyer's request is still open
   };
@@ -533,6 +543,7 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
     // when every attempt ended unknown or outlasted the gateway). `no_app`: the gateway answered
     // failed itself, with no app node up.
     bool no_app = false;
+    std::string sold_order;  // the order the buyer was told it bought
     auto click = [&](int first_attempt, const std::string& req) -> std::optional<BuyResult> {
       no_app = false;
       auto gateway = std::make_shared<Gateway>();
@@ -593,6 +604,7 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
           // definite one, and only while the request is still open.
           const bool heard = r != BuyResult::unknown && !gateway->answer && gateway->listening;
           if (heard) gateway->answer = r;
+          if (heard && r == BuyResult::sold) gateway->order = ctx.sold_order();
           if (r == BuyResult::sold) {
             if (heard) ctx.acknowledge();
             else ctx.unheard();
@@ -600,7 +612,10 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
           gateway->answered.set();
         }, group);
         const bool in_time = gateway->answered.wait_until(world_->now() + w.gateway_timeout, "gateway waits for the attempt");
-        if (gateway->answer) return gateway->answer;
+        if (gateway->answer) {
+          sold_order = gateway->order;
+          return gateway->answer;
+        }
         if (in_time && w.max_retries == 0) return std::nullopt;
       }
       return std::nullopt;
@@ -619,6 +634,7 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
       if (heard == BuyResult::sold || heard == BuyResult::sold_out) {
         history_.count(heard == BuyResult::sold ? "buyer.bought" : "buyer.told-sold-out");
         ends();
+        if (heard == BuyResult::sold && lifecycle()) after_sale(preferred_app, name, db::OrderRow{sold_order, user, sku, w.activity, req, "pending"}, group);
         return;
       }
       // Told nothing (every attempt outlasted the gateway or ended unknown): the buyer does not
@@ -643,6 +659,31 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
   }, group, app_nodes);
 }
 
+void Simulation::after_sale(size_t app_index, const std::string& page, const db::OrderRow& order, uint32_t group) {
+  const Workload& w = scenario_.workload;
+  const bool pays = !world_->chance(w.unpaid);
+  history_.count(pays ? "order.pays" : "order.unpaid");
+  sim::sleep_for(pays ? w.pay_window / 2 : w.pay_window);
+  // The page's request goes to the buyer's app node, or the next one up, as the gateway sends it.
+  for (size_t k = 0; k < apps_.size() && !apps_[app_index]->up(); ++k) app_index = (app_index + 1) % apps_.size();
+  if (!apps_[app_index]->up()) {
+    history_.count(pays ? "pay.no-app" : "cancel.no-app");
+    return;
+  }
+  sim::Node& app = *apps_[app_index];
+  db::DbPool& pool = *pools_[app_index];
+  world_->spawn_in_group(&app, fmt::format("{}/{}", page, pays ? "pay" : "cancel"), [this, &app, &pool, order, pays, running = std::make_shared<Running>(*this)] {
+    (void)running;
+    JobContext ctx(*this, app, pool);
+    if (pays) {
+      pay_order(ctx, order.order_id);
+    } else {
+      ctx.count("cancel.by-page");
+      design_.cancel(ctx, order);
+    }
+  }, group);
+}
+
 constexpr Duration kDrainLimit = Duration::s(30);
 
 void Simulation::conductor() {
@@ -656,12 +697,18 @@ void Simulation::conductor() {
     sim::sleep_for(Duration::ns(1));
   }
   // The design's jobs may still be working on what the buyers left (a queue's records no
-  // consumer group has committed): the sale is not over until they are done, at most
-  // kDrainLimit after the last buyer, so faults can still strike them. Designs without such a
-  // service never wait here.
+  // consumer group has committed, orders awaiting payment): the sale is not over until they are
+  // done, at most kDrainLimit after the last buyer, so faults can still strike them. Designs
+  // without such a service or a lifecycle never wait here.
   auto pending = [this] {
     for (const auto& s : services_) {
       if (s->pending_work()) return true;
+    }
+    // An order awaiting payment: its page or the design's timeout job will settle it.
+    if (lifecycle()) {
+      for (const std::string& sku : skus_) {
+        if (db_->state().committed_pending_orders(sku) > 0) return true;
+      }
     }
     return false;
   };

@@ -106,6 +106,13 @@ struct Design {
   std::vector<Requirement> requirements = {};
   Steps steps = {};
   std::vector<Job> jobs = {};
+  // The order lifecycle; nullptr: none (an order is paid as it is written). With one, the design
+  // writes its orders 'pending' and answers "sold" only once the order is written. Of the buyers
+  // told "sold", Workload::unpaid never pay: when the payment window closes their page sends
+  // this cancel (run as a JobContext on the buyer's app node), which gives the unit back as the
+  // design does; the others pay halfway through the window (pay_order, the same for every
+  // design). The design's own jobs cancel what is left pending (cancel_expired_orders).
+  void (*cancel)(JobContext&, const db::OrderRow& order) = nullptr;
 };
 
 // How a run is searched for a bug (the --strategy flag). Profiles place their faults by it:
@@ -324,14 +331,29 @@ class Simulation {
   // points closed), skipping the settle time. For a probe: no fault can strike after the heal,
   // so nothing a plan is placed by happens there. Its properties are not judged.
   void end_at_heal() { end_at_heal_ = true; }
+  // The design has an order lifecycle (Design::cancel): units can come back to stock.
+  bool lifecycle() const { return design_.cancel != nullptr; }
   // The faults the scenario's fault choices struck, in the order they struck, as triggered
   // faults with their trigger filled in.
   const std::vector<sim::Fault>& chosen_faults() const { return chosen_faults_; }
 
  private:
+  // Held by every fiber of a buyer (its gateway, attempts and page requests): the sale's buyers
+  // are done when the last one lets go.
+  struct Running {
+    Simulation& s;
+    explicit Running(Simulation& sim) : s(sim) { ++s.buyers_running_; }
+    ~Running() {
+      if (--s.buyers_running_ == 0) s.buyers_done_.set();
+    }
+    Running(const Running&) = delete;
+    Running& operator=(const Running&) = delete;
+  };
   void buyer(int index, Instant arrival, bool second_click);
   void conductor();
-  void note_commit();  // the database committed: a unit sold, a SKU ran out
+  void note_commit();  // the database committed: a unit sold, a SKU ran out (or came back)
+  // A buyer told "sold" for `order` pays it, or lets the payment window close and cancels it.
+  void after_sale(size_t app_index, const std::string& page, const db::OrderRow& order, uint32_t group);
 
   Scenario scenario_;
   Design design_;
@@ -351,6 +373,7 @@ class Simulation {
   bool end_at_heal_ = false;
   bool explorer_run_ = false;  // fault choices or a choice-list schedule (see conductor())
   int64_t orders_seen_ = 0;
+  size_t out_count_ = 0;  // SKUs whose committed stock stands at 0 now (History::sold_out)
   bool tracking_window_ = false;
   std::map<uint64_t, int> attempt_sku_;  // attempt fiber id -> index into skus_ (track_window)
   std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>, std::less<>> window_;

@@ -357,6 +357,109 @@ void consume(JobContext& ctx, const std::string& group, bool (*handle)(JobContex
   }
 }
 
+namespace {
+std::string comp_marker(const std::string& order) { return "comp:" + order; }
+}  // namespace
+
+BuyResult take_stock_and_write_pending_order(BuyContext& ctx, GiveBack give_back) {
+  const std::string order = ctx.new_order_id();
+  redis::Command take_cmd = give_back == GiveBack::once
+                                ? redis::Command::decr_and_reserve(ctx.stock_key(), "resv:" + ctx.sku,
+                                                                   fmt::format("{}|{}|{}|{}", order, ctx.user, ctx.request_id, ctx.app().local_now().ns()))
+                                : redis::Command::decr_if_at_least(ctx.stock_key(), 1, 0);
+  auto take = ctx.redis().call(take_cmd);
+  if (!take.ok()) return ctx.outcome(BuyResult::busy);  // it may have taken the unit: it stays taken
+  if (take.value->is_error() || take.value->as_integer() < 0) return ctx.outcome(BuyResult::sold_out);
+  ctx.count("stock.taken");
+  ctx.world().reach("after_stock_taken");
+  auto back = [&] {
+    if (ctx.world().current_fiber_cancelled()) return;  // a dead process sends nothing
+    ctx.count("stock.given-back");
+    if (give_back == GiveBack::once) {
+      ctx.redis().call(redis::Command::incr_once(ctx.stock_key(), comp_marker(order), 1));
+    } else {
+      ctx.redis().call(redis::Command::incrby(ctx.stock_key(), 1));
+    }
+  };
+  std::optional<db::DbConnection> conn = ctx.db().acquire();
+  if (!conn) {
+    back();
+    return ctx.outcome(BuyResult::busy);
+  }
+  ctx.remote_call();
+  conn->begin();
+  db::DbCall mirror = conn->execute(db::UpdateStock::on(ctx.sku).decrement(1));
+  if (!mirror.ok()) {
+    if (!mirror.ambiguous()) back();
+    return ctx.outcome(failure_of(mirror));
+  }
+  db::OrderRow row = ctx.order_row(order);
+  row.status = "pending";
+  row.created_ns = ctx.app().local_now().ns();  // the payment window starts with the order
+  db::DbCall insert = conn->execute(db::InsertOrder{row});
+  if (!insert.ok()) {
+    if (!insert.ambiguous()) back();
+    return ctx.outcome(failure_of(insert));
+  }
+  db::DbCall commit = conn->commit();
+  if (!commit.ok()) {
+    if (!commit.ambiguous()) back();
+    return ctx.outcome(failure_of(commit));
+  }
+  return ctx.sold(order);
+}
+
+bool give_back_to_redis(JobContext& ctx, const std::string& sku, const std::string& order, GiveBack how) {
+  const redis::Command cmd = how == GiveBack::once ? redis::Command::incr_once("stock:" + sku, comp_marker(order), 1)
+                                                   : redis::Command::incrby("stock:" + sku, 1);
+  for (int tries = 0; tries < 3; ++tries) {
+    if (ctx.world().current_fiber_cancelled()) return false;
+    auto r = ctx.redis().call(cmd);
+    if (r.ok()) {
+      ctx.count(r.value->kind() == redis::Reply::Kind::nil ? "compensation.already-applied" : "compensation.redis");
+      return true;
+    }
+    ctx.count("compensation.redis-retried");
+  }
+  return false;
+}
+
+void pay_order(JobContext& ctx, const std::string& order_id) {
+  const Instant until = ctx.world().now() + ctx.workload().pay_window / 2;
+  for (;;) {
+    std::optional<db::DbConnection> conn = ctx.db().acquire();
+    if (conn) {
+      db::DbCall paid = conn->autocommit(db::UpdateOrderStatus{order_id, "paid", "pending"});
+      if (paid.ok()) {
+        ctx.count(paid.result.rows_affected == 1 ? "order.paid" : "pay.too-late");
+        return;
+      }
+    }
+    if (ctx.world().now() >= until) {
+      ctx.count("pay.failed");
+      return;
+    }
+    sim::sleep_for(Duration::ms(100));
+  }
+}
+
+void cancel_expired_orders(JobContext& ctx) {
+  const Design& design = ctx.simulation().design();
+  for (;;) {
+    sim::sleep_for(Duration::ms(100));
+    std::optional<db::DbConnection> conn = ctx.db().acquire();
+    if (!conn) continue;
+    const int64_t before = (ctx.app().local_now() - ctx.workload().pay_window).ns();
+    db::DbCall expired = conn->autocommit(db::SelectPendingOrders{before, 10});
+    conn.reset();  // back to the pool before the cancels take their own
+    if (!expired.ok()) continue;
+    for (const db::OrderRow& row : expired.result.order_rows) {
+      ctx.count("cancel.by-timeout");
+      design.cancel(ctx, row);
+    }
+  }
+}
+
 BuyResult insert_order_and_commit(BuyContext& ctx, db::DbConnection& conn) {
   const std::string order = ctx.new_order_id();
   db::DbCall insert = conn.execute(db::InsertOrder{ctx.order_row(order)});

@@ -111,6 +111,37 @@ std::optional<db::OrderRow> decode_order(const std::string& value);
 // working on has been given to another member. Never returns (the job ends with its node).
 void consume(JobContext& ctx, const std::string& group, bool (*handle)(JobContext&, const mq::Record&));
 
+// ---- The order lifecycle (Design::cancel) ----
+
+// How a lifecycle design gives a unit back to its Redis stock: a plain `INCRBY stock:{sku} 1`,
+// which a repeat applies again; or `EVAL incr_once stock:{sku} comp:{order} 1`, which applies
+// once per order however often it is sent (and the purchase records each unit it takes, so a
+// reconciler can find one whose order was never written).
+enum class GiveBack : uint8_t { plain, once };
+
+// The lifecycle designs' purchase: take a unit of the Redis stock (Redis silent: busy; -1: sold
+// out), make the remote call, then one transaction: the mirror decrement, the order INSERT as
+// 'pending' stamped with this node's clock as it is inserted, COMMIT; "sold" once it committed. A purchase that
+// certainly failed after taking the unit gives it back (`give_back`); one whose outcome is
+// unknown keeps it. GiveBack::once takes the unit with `decr_and_reserve`, leaving the record
+// `resv:{sku}:<n>` = "order|user|request|taken_at" (this node's clock, ns).
+BuyResult take_stock_and_write_pending_order(BuyContext& ctx, GiveBack give_back);
+// Gives the unit of `order` back to the Redis stock as `how` says, trying an unanswered call
+// twice more (a repeat of a plain INCRBY that had applied gives the unit back twice). True once
+// a call answered.
+bool give_back_to_redis(JobContext& ctx, const std::string& sku, const std::string& order, GiveBack how);
+
+// A buyer's payment, halfway through the payment window: `UPDATE orders SET status = 'paid'
+// WHERE order_id = ... AND status = 'pending'` (autocommit), tried again every 100ms while the
+// call fails, until the window has passed. No row changed: the order was cancelled first
+// ("pay.too-late": the buyer is refunded).
+void pay_order(JobContext& ctx, const std::string& order_id);
+
+// The order-timeout job: every 100ms, the orders still pending a payment window after they were
+// created (by this node's clock), 10 at a time, each handed to the design's cancel. Every app
+// node runs it, as a scheduled method does when nothing elects one instance.
+void cancel_expired_orders(JobContext& ctx);
+
 // The common ending of a purchase: `INSERT INTO orders ...`, `COMMIT`, and the buyer is told
 // "sold" only once the commit answered.
 BuyResult insert_order_and_commit(BuyContext& ctx, db::DbConnection& conn);

@@ -110,6 +110,12 @@ struct Workload {
   int sentinel_quorum = 0;                        // Sentinel's quorum; 0: a majority of them
   Duration redlock_node_timeout = Duration::ms(100);      // RedLock: the client's wait for each master
   Duration mq_max_poll_interval = Duration::s(1);         // the queue's max.poll.interval.ms
+  // The order lifecycle (designs that declare one, Design::cancel): of the buyers told "sold",
+  // `unpaid` never pay (their page cancels the order when the payment window closes); the
+  // others pay halfway through it. The design's timeout job cancels orders still pending past
+  // the window. Designs without a lifecycle take payment with the order and draw nothing.
+  Ratio unpaid = Ratio{1, 4};
+  Duration pay_window = Duration::s(1);
   // One-way latency of each message between an app node and the database, and between an app
   // node and the lock service's nodes (Redis and its Sentinel, the RedLock masters, the
   // ZooKeeper ensemble), in place of the --latency model on those links; nullopt: --latency.

@@ -28,7 +28,9 @@ bool is_write(const Statement& statement) {
   return !std::holds_alternative<SelectOrderByRequestId>(statement) &&
          !std::holds_alternative<SelectOrderByUserSkuActivity>(statement) &&
          !std::holds_alternative<SelectLedger>(statement) &&
-         !std::holds_alternative<CountOrders>(statement);
+         !std::holds_alternative<CountOrders>(statement) &&
+         !std::holds_alternative<SelectOrderById>(statement) &&
+         !std::holds_alternative<SelectPendingOrders>(statement);
 }
 
 std::string begin_sql(IsolationLevel isolation) {

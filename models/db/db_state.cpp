@@ -1,6 +1,8 @@
 #include "models/db/db_state.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -18,6 +20,7 @@ constexpr const char* kLedgerOrderSignKey = "inventory_ledger_order_id_sign_key"
 
 constexpr const char* kStockColumns = "sku_id, available, version, fence";
 constexpr const char* kOrderColumns = "order_id, user_id, sku_id, activity_id, request_id, status";
+constexpr const char* kPending = "pending";
 constexpr const char* kLedgerColumns = "order_id, sku_id, before, after, delta, at_ns";
 
 template <typename... Fs>
@@ -97,9 +100,14 @@ std::string to_sql(const Statement& statement) {
           },
           [](const InsertOrder& s) {
             const OrderRow& o = s.row;
-            return fmt::format("INSERT INTO orders ({}) VALUES ({}, {}, {}, {}, {}, {})",
-                               kOrderColumns, quote(o.order_id), quote(o.user), quote(o.sku),
-                               quote(o.activity), quote(o.request_id), quote(o.status));
+            // created_at is named only for an order the lifecycle will judge by it (pending) or
+            // one the application stamped anyway.
+            const bool stamped = o.created_ns != 0 || o.status == kPending;
+            return fmt::format("INSERT INTO orders ({}{}) VALUES ({}, {}, {}, {}, {}, {}{})",
+                               kOrderColumns, stamped ? ", created_at" : "",
+                               quote(o.order_id), quote(o.user), quote(o.sku),
+                               quote(o.activity), quote(o.request_id), quote(o.status),
+                               stamped ? fmt::format(", {}", o.created_ns) : "");
           },
           [](const SelectOrderByRequestId& s) {
             return fmt::format("SELECT {} FROM orders WHERE request_id = {}", kOrderColumns,
@@ -132,6 +140,13 @@ std::string to_sql(const Statement& statement) {
             return fmt::format("SELECT count(*) FROM orders WHERE sku_id = {}{}", quote(s.sku),
                                s.status ? fmt::format(" AND status = {}", quote(*s.status)) : "");
           },
+          [](const SelectOrderById& s) {
+            return fmt::format("SELECT {} FROM orders WHERE order_id = {}", kOrderColumns, quote(s.order_id));
+          },
+          [](const SelectPendingOrders& s) {
+            return fmt::format("SELECT {}, created_at FROM orders WHERE status = 'pending' AND created_at < {} ORDER BY created_at, order_id LIMIT {}",
+                               kOrderColumns, s.created_before_ns, s.limit);
+          },
       },
       statement);
 }
@@ -150,7 +165,8 @@ std::string schema_sql(bool ledger_unique_order_sign) {
       "  sku_id text NOT NULL,\n"
       "  activity_id text NOT NULL,\n"
       "  request_id text NOT NULL,\n"
-      "  status text NOT NULL,\n"
+      "  status text NOT NULL,  -- paid, or pending -> paid | cancelled (the order lifecycle)\n"
+      "  created_at bigint NOT NULL DEFAULT 0,  -- stamped by the application (ns)\n"
       "  CONSTRAINT {} UNIQUE (user_id, sku_id, activity_id),\n"
       "  CONSTRAINT {} UNIQUE (request_id)\n"
       ");\n"
@@ -297,6 +313,8 @@ Result DbState::execute(TxnId id, const Statement& statement) {
           [&](const InsertLedger& s) { return insert_ledger(id, txn, s); },
           [&](const SelectLedger& s) { return select_ledger(id, txn, s); },
           [&](const CountOrders& s) { return count_orders(id, txn, s); },
+          [&](const SelectOrderById& s) { return select_order_by_id(id, txn, s); },
+          [&](const SelectPendingOrders& s) { return select_pending_orders(id, txn, s); },
       },
       statement);
 }
@@ -318,6 +336,8 @@ Result DbState::commit(TxnId id) {
   for (auto& [order_id, row] : txn.order_writes) {
     Versions<OrderRow>& versions = orders_[order_id];
     if (versions.list.empty()) ++committed_order_count_;
+    if (!versions.list.empty() && versions.list.back().second.status == kPending) --committed_pending_[row.sku];
+    if (row.status == kPending) ++committed_pending_[row.sku];
     push_version(versions, seq, std::move(row));
   }
   for (LedgerRow& row : txn.ledger_writes) ledger_.emplace_back(seq, std::move(row));
@@ -759,8 +779,41 @@ Result DbState::count_orders(TxnId /*id*/, Txn& txn, const CountOrders& s) {
   return r;
 }
 
+Result DbState::select_order_by_id(TxnId /*id*/, Txn& txn, const SelectOrderById& s) {
+  Result r = make(Outcome::Ok, Command::Select, 0);
+  if (std::optional<OrderRow> found = read_order(txn, s.order_id)) {
+    r.order_rows.push_back(*found);
+    r.rows_affected = 1;
+  }
+  return r;
+}
+
+Result DbState::select_pending_orders(TxnId /*id*/, Txn& txn, const SelectPendingOrders& s) {
+  const CommitSeq snapshot = statement_snapshot(txn);
+  std::vector<OrderRow> found;
+  auto matches = [&](const OrderRow& row) { return row.status == kPending && row.created_ns < s.created_before_ns; };
+  for (const auto& [order_id, versions] : orders_) {
+    if (txn.order_writes.contains(order_id)) continue;  // as this txn sees it, below
+    const OrderRow* row = version_at(versions.list, snapshot);
+    if (row != nullptr && matches(*row)) found.push_back(*row);
+  }
+  for (const auto& [order_id, row] : txn.order_writes) {
+    if (matches(row)) found.push_back(row);
+  }
+  std::sort(found.begin(), found.end(), [](const OrderRow& a, const OrderRow& b) { return std::tie(a.created_ns, a.order_id) < std::tie(b.created_ns, b.order_id); });
+  if (s.limit >= 0 && found.size() > static_cast<size_t>(s.limit)) found.resize(static_cast<size_t>(s.limit));
+  Result r = make(Outcome::Ok, Command::Select, static_cast<int64_t>(found.size()));
+  r.order_rows = std::move(found);
+  return r;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Observers.
+
+int64_t DbState::committed_pending_orders(const std::string& sku) const {
+  auto it = committed_pending_.find(sku);
+  return it == committed_pending_.end() ? 0 : it->second;
+}
 
 std::optional<StockRow> DbState::committed_stock(const std::string& sku) const {
   auto it = stock_.find(sku);

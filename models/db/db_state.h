@@ -67,6 +67,9 @@ struct OrderRow {
   std::string activity;
   std::string request_id;
   std::string status;
+  // created_at, as the application stamped it (its node's clock, ns); 0: not recorded. The order
+  // lifecycle's timeout job (protocols/steps.h, cancel_expired_orders) reads it.
+  int64_t created_ns = 0;
   bool operator==(const OrderRow&) const = default;
 };
 
@@ -150,6 +153,18 @@ struct SelectOrderByRequestId {
   std::string request_id;
 };
 
+// SELECT ... FROM orders WHERE order_id = ... (the primary key)
+struct SelectOrderById {
+  std::string order_id;
+};
+
+// SELECT ... FROM orders WHERE status = 'pending' AND created_at < t ORDER BY created_at,
+// order_id LIMIT n: the order-timeout job's scan (no index: a scan of the table).
+struct SelectPendingOrders {
+  int64_t created_before_ns = 0;
+  int64_t limit = 10;
+};
+
 // SELECT ... FROM orders WHERE user_id = ... AND sku_id = ... AND activity_id = ...
 struct SelectOrderByUserSkuActivity {
   std::string user;
@@ -183,7 +198,8 @@ struct CountOrders {
 
 using Statement = std::variant<SelectStock, UpdateStock, IncrementStock, InsertOrder,
                                SelectOrderByRequestId, SelectOrderByUserSkuActivity,
-                               UpdateOrderStatus, InsertLedger, SelectLedger, CountOrders>;
+                               UpdateOrderStatus, InsertLedger, SelectLedger, CountOrders,
+                               SelectOrderById, SelectPendingOrders>;
 
 // Real-looking SQL with literals inlined, e.g.
 // "UPDATE stock SET available = available - 1, version = version + 1 WHERE sku_id = 'sku1'
@@ -319,6 +335,9 @@ class DbState {
   // Orders committed so far (each order id once): what a sale has sold, without building
   // committed_orders().
   int64_t committed_order_count() const { return committed_order_count_; }
+  // Committed orders of `sku` whose status is 'pending' (awaiting payment: they hold a unit that
+  // may come back), kept as commits happen.
+  int64_t committed_pending_orders(const std::string& sku) const;
 
   // --- What happened, for mechanism and coverage properties (observations, not data).
   // Committed lost updates: a txn wrote `available = <literal>` over a stock row that another
@@ -386,6 +405,8 @@ class DbState {
   Result insert_ledger(TxnId id, Txn& txn, const InsertLedger& s);
   Result select_ledger(TxnId id, Txn& txn, const SelectLedger& s);
   Result count_orders(TxnId id, Txn& txn, const CountOrders& s);
+  Result select_order_by_id(TxnId id, Txn& txn, const SelectOrderById& s);
+  Result select_pending_orders(TxnId id, Txn& txn, const SelectPendingOrders& s);
 
   // The snapshot a statement reads: the txn's (REPEATABLE READ) or the latest commit.
   CommitSeq statement_snapshot(const Txn& txn) const;
@@ -416,6 +437,7 @@ class DbState {
   DbConfig config_;
   CommitSeq commit_seq_ = 0;
   int64_t committed_order_count_ = 0;
+  std::map<std::string, int64_t> committed_pending_;
   int64_t next_txn_ = 1;
   std::map<std::string, Versions<StockRow>> stock_;
   std::map<std::string, Versions<OrderRow>> orders_;

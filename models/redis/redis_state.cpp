@@ -167,6 +167,12 @@ Command Command::pexpire_if_equals(std::string key, std::string token, int64_t t
 Command Command::decr_if_at_least(std::string key, int64_t amount, int64_t floor) {
   return {DecrIfAtLeast{std::move(key), amount, floor}};
 }
+Command Command::incr_once(std::string key, std::string marker, int64_t increment) {
+  return {IncrOnce{std::move(key), std::move(marker), increment}};
+}
+Command Command::decr_and_reserve(std::string key, std::string seq_key, std::string value) {
+  return {DecrAndReserve{std::move(key), std::move(seq_key), std::move(value)}};
+}
 
 const std::string& Command::key() const {
   return std::visit([](const auto& c) -> const std::string& { return c.key; }, op);
@@ -222,6 +228,12 @@ std::string to_string(const Command& command) {
           },
           [](const DecrIfAtLeast& c) {
             return fmt::format("EVAL decr_if_at_least {} {} {}", arg(c.key), c.amount, c.floor);
+          },
+          [](const IncrOnce& c) {
+            return fmt::format("EVAL incr_once {} {} {}", arg(c.key), arg(c.marker), c.increment);
+          },
+          [](const DecrAndReserve& c) {
+            return fmt::format("EVAL decr_and_reserve {} {} {}", arg(c.key), arg(c.seq_key), arg(c.value));
           },
       },
       command.op);
@@ -501,6 +513,41 @@ Reply RedisState::execute(const Command& command, int64_t now_ms,
             }
             // The script's redis.call('DECRBY') is what replicates (effect replication).
             return add(-c.amount, Command::decrby(key, c.amount));
+          },
+          [&](const IncrOnce& c) -> Reply {
+            if (c.marker == key) return Reply::error("ERR incr_once needs a marker other than the key");
+            if (lookup_for_write(c.marker, now_ms, log) != nullptr) return Reply::nil();
+            // Checked before the marker is written, so a refused increment leaves no marker.
+            if (const Entry* entry = lookup_for_write(key, now_ms, log); entry != nullptr) {
+              std::optional<int64_t> current = parse_integer(entry->value);
+              int64_t next = 0;
+              if (!current) return Reply::error(kNotIntegerError);
+              if (__builtin_add_overflow(*current, c.increment, &next)) return Reply::error("ERR increment or decrement would overflow");
+            }
+            put(c.marker, Entry{"1", std::nullopt});
+            append(Command::set(c.marker, "1"), log);
+            return add(c.increment, Command::incrby(key, c.increment));
+          },
+          [&](const DecrAndReserve& c) -> Reply {
+            if (c.seq_key == key) return Reply::error("ERR decr_and_reserve needs a sequence key other than the key");
+            const Entry* entry = lookup_for_write(key, now_ms, log);
+            if (entry == nullptr) return Reply::integer(-1);
+            std::optional<int64_t> current = parse_integer(entry->value);
+            if (!current) return Reply::error(kNotIntegerError);
+            if (*current < 1) return Reply::integer(-1);
+            int64_t n = 1;
+            if (const Entry* seq = lookup_for_write(c.seq_key, now_ms, log); seq != nullptr) {
+              std::optional<int64_t> last = parse_integer(seq->value);
+              if (!last) return Reply::error(kNotIntegerError);
+              if (__builtin_add_overflow(*last, 1, &n)) return Reply::error("ERR increment or decrement would overflow");
+            }
+            add(-1, Command::decrby(key, 1));
+            put(c.seq_key, Entry{std::to_string(n), std::nullopt});
+            append(Command::incr(c.seq_key), log);
+            const std::string record = fmt::format("{}:{}", c.seq_key, n);
+            put(record, Entry{c.value, std::nullopt});
+            append(Command::set(record, c.value), log);
+            return Reply::integer(n);
           },
       },
       command.op);

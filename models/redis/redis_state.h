@@ -113,9 +113,29 @@ struct DecrIfAtLeast {
   friend bool operator==(const DecrIfAtLeast&, const DecrIfAtLeast&) = default;
 };
 
+// Idempotent compensation: `if SET(marker, 1, NX) then INCRBY(key, increment)`: the marker and
+// the increment in one atomic script, so a repeat (a retried call, a second compensator) finds
+// the marker and changes nothing. Replies the new value, or nil when the marker was there.
+struct IncrOnce {
+  std::string key;
+  std::string marker;
+  int64_t increment = 1;
+  friend bool operator==(const IncrOnce&, const IncrOnce&) = default;
+};
+
+// Pre-deduction with a reservation record: `if GET(key) >= 1 then DECRBY(key, 1); n =
+// INCR(seq_key); SET(seq_key .. ":" .. n, value)`, so every unit taken leaves a numbered record
+// a reconciler can walk (1..GET(seq_key)). Replies n, or -1 when the key is absent or at 0.
+struct DecrAndReserve {
+  std::string key;
+  std::string seq_key;
+  std::string value;
+  friend bool operator==(const DecrAndReserve&, const DecrAndReserve&) = default;
+};
+
 struct Command {
   using Op = std::variant<Get, Set, Del, PExpire, PExpireAt, PTtl, Incr, IncrBy, DecrBy,
-                          DelIfEquals, PExpireIfEquals, DecrIfAtLeast>;
+                          DelIfEquals, PExpireIfEquals, DecrIfAtLeast, IncrOnce, DecrAndReserve>;
   Op op;
 
   static Command get(std::string key);
@@ -137,6 +157,8 @@ struct Command {
   static Command del_if_equals(std::string key, std::string token);
   static Command pexpire_if_equals(std::string key, std::string token, int64_t ttl_ms);
   static Command decr_if_at_least(std::string key, int64_t amount, int64_t floor);
+  static Command incr_once(std::string key, std::string marker, int64_t increment);
+  static Command decr_and_reserve(std::string key, std::string seq_key, std::string value);
 
   const std::string& key() const;
   // True for every command a read-only replica refuses (the scripts count: they may write).

@@ -117,4 +117,17 @@ ServiceKind RedisService::kind_entry() {
   return k;
 }
 
+std::optional<std::string> RedisService::read(const std::string& key) const {
+  const std::string primary = deployment_.primary_name();
+  for (size_t i = 0; i < deployment_.size(); ++i) {
+    const redis::RedisServer& server = deployment_.server(i);
+    if (server.node().name() != primary) continue;
+    const auto& entries = server.state().entries();
+    auto it = entries.find(key);
+    if (it == entries.end()) return std::nullopt;
+    return it->second.value;
+  }
+  return std::nullopt;
+}
+
 }  // namespace oversim::protocols

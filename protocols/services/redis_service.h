@@ -33,6 +33,7 @@ class RedisService : public Service {
     deployment_.preload(key, value);
     return true;
   }
+  std::optional<std::string> read(const std::string& key) const override;
   redis::RedisDeployment& deployment() { return deployment_; }
   const redis::RedisDeployment& deployment() const { return deployment_; }
 

@@ -1,0 +1,55 @@
+// redis_prededuct_double_compensation: an unpaid order is cancelled by its page and by the
+// timeout job, and both give its unit back.
+//
+// Design: stock in Redis (`stock:{sku}`), the Lua check-and-decrement decides; the purchase then
+// writes the order as 'pending' (mirror decrement, INSERT, COMMIT) and tells the buyer "sold".
+// An order not paid within the payment window is cancelled twice over, as many shops do it: the
+// payment page's countdown sends a cancel when it reaches zero, and an order-timeout job on every
+// app node scans for pending orders past the window. Both run the same cancel: read the order;
+// if it is still 'pending', `UPDATE orders SET status = 'cancelled' WHERE order_id = ...` and
+// `available = available + 1` in one transaction, then `INCRBY stock:{sku} 1` in Redis. The
+// read and the update are two statements with no status condition on the update: check, then
+// act.
+// Expected verdict: VIOLATES compensation_converges (and ledger_conservation) without any fault:
+// two cancellers that both read 'pending' before either wrote give the same unit back twice (the
+// second UPDATE waits for the first's row lock, then overwrites 'cancelled' with 'cancelled').
+// Two timeout jobs that scan at the same tick race the same way (nothing elects one instance).
+// Under gc-pause a canceller paused between its read and its update makes it likelier. Redis
+// and the database then both hold one unit more than the sale has: with buyers still arriving
+// (--arrival poisson past the payment window), VIOLATES no_oversell, one order more than the
+// stock. As every Redis-stock design, VIOLATES no_oversell under failover.
+#include "protocols/steps.h"
+
+namespace oversim::protocols {
+namespace {
+
+BuyResult buy(BuyContext& ctx) { return take_stock_and_write_pending_order(ctx, GiveBack::plain); }
+
+void cancel(JobContext& ctx, const db::OrderRow& order) {
+  std::optional<db::DbConnection> conn = ctx.db().acquire();
+  if (!conn) return;
+  db::DbCall read = conn->autocommit(db::SelectOrderById{order.order_id});
+  if (!read.ok() || read.result.order_rows.empty() || read.result.order_rows.front().status != "pending") return;
+  ctx.world().reach("before_compensate");
+  conn->begin();
+  if (!conn->execute(db::UpdateOrderStatus{order.order_id, "cancelled", std::nullopt}).ok()) return;
+  if (!conn->execute(db::IncrementStock{order.sku, 1}).ok()) return;
+  if (!conn->commit().ok()) return;
+  ctx.count("compensation.db");
+  give_back_to_redis(ctx, order.sku, order.order_id, GiveBack::plain);
+}
+
+}  // namespace
+
+extern const Design redis_prededuct_double_compensation_design;
+const Design redis_prededuct_double_compensation_design{
+    "redis_prededuct_double_compensation",
+    "stock in Redis, orders pending payment; the page's cancel and a timeout job on every node both check-then-cancel and give the unit back",
+    "violates compensation_converges without a fault (a unit given back twice), no_oversell once buyers come back; violates no_oversell under failover",
+    buy, {}, {"redis"},
+    {redis_is_the_arbiter()},
+    Steps{.decrement = Steps::Decrement::relative, .takes_lock = false, .service_stock = true},
+    {Job{"order-timeout", cancel_expired_orders}},
+    cancel};
+
+}  // namespace oversim::protocols
