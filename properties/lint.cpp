@@ -222,6 +222,45 @@ LintItem ledger(const Design& d) {
   return it;
 }
 
+// The article's ledger layer: "the compensation queue's actions are idempotent, driven by a
+// state machine pending -> processing -> done".
+LintItem compensate(const Design& d) {
+  LintItem it{"compensate", "is a cancelled order's unit given back once", LintLevel::ok, {}, "compensation_converges", "gc-pause", false};
+  switch (d.steps.compensation) {
+    case Steps::Compensation::none:
+      return {it.id, it.question, LintLevel::na, {"no order lifecycle: an order is paid as it is written, and nothing gives a unit back"}, "", "", false};
+    case Steps::Compensation::check_then_act:
+      it.level = LintLevel::fail;
+      it.answers = {"no: the cancel reads the order and then updates it with no status condition; two cancellers that both read 'pending' (the page and the "
+                    "timeout job, or the job on two nodes) both give the unit back, and the unit sells twice (guard the step: UPDATE ... WHERE status = "
+                    "'pending', and give back once per order)"};
+      return it;
+    case Steps::Compensation::guarded:
+      it.answers = {fmt::format("yes: UPDATE ... WHERE status = 'pending' lets one canceller through{}",
+                                d.steps.service_stock ? ", and every give-back to Redis is applied once per order (a marker in the same script)" : "")};
+      return it;
+  }
+  return it;
+}
+
+// The article's "periodic reconciliation": stock kept in a service and orders in the database
+// drift apart when a process dies between the two writes.
+LintItem reconcile(const Design& d) {
+  LintItem it{"reconcile", "does a unit taken for an order never written come back", LintLevel::ok, {}, "no_vanished_stock", "app-crash", false};
+  if (!d.steps.service_stock) {
+    return {it.id, it.question, LintLevel::na, {"the stock and the orders are in the database, written in one transaction"}, "", "", false};
+  }
+  if (d.steps.reconciles) {
+    it.answers = {"yes: every unit taken leaves a reservation record, and a reconciler voids an order never written (its id claimed in the database, "
+                  "so a late writer is fenced off) and gives the unit back"};
+    return it;
+  }
+  it.level = LintLevel::fail;
+  it.answers = {"no: a process that dies between the Redis decrement and the order write takes the unit with it (undersell); nothing compares Redis "
+                "with the database"};
+  return it;
+}
+
 LintItem degrade(const Design& d) {
   LintItem it{"degrade", "is there a degrade path when the lock service fails", LintLevel::info, {}, "", "", false};
   if (keeps_data(d)) {
@@ -394,7 +433,8 @@ std::vector<LintItem> lint(const Design& design, const Workload& given) {
   // The sale the design runs: with the settings it requires.
   const Workload workload = protocols::apply_requirements(given, design.requirements, {}, design.name).workload;
   return {lease(design, workload), failover(design, workload), release(design), decrement(design, workload),
-          unique(design),          ledger(design),             degrade(design), capacity(design, workload), gateway(workload)};
+          unique(design),          ledger(design),             compensate(design),          reconcile(design),
+          degrade(design),         capacity(design, workload), gateway(workload)};
 }
 
 }  // namespace oversim::properties

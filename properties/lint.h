@@ -9,6 +9,9 @@
 //   decrement  does the stock write carry the stock condition
 //   unique     are orders unique-indexed
 //   ledger     can the ledger be reconciled
+//   compensate is a cancelled order's unit given back once (a guarded state step, an
+//              idempotent give-back)
+//   reconcile  does a unit taken from a service's stock for an order never written come back
 //   degrade    what happens when the lock service fails
 //   capacity   can the stock sell while buyers still wait: one holder at a time (a lock, or a
 //              row lock held through the call), the connection pool, a polled lock service

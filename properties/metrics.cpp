@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace oversim::properties {
@@ -34,6 +35,14 @@ SaleMetrics metrics_of(const protocols::Simulation& s) {
   m.units = w.stock * static_cast<int64_t>(s.skus().size());
   const db::DbState& db = s.db().state();
   m.sold = db.committed_order_count();
+  if (s.lifecycle()) {
+    for (const db::OrderRow* o : db.committed_order_rows()) {
+      if (o->status == "cancelled") ++m.cancelled;
+      if (o->status == "void") ++m.voided;
+      if (o->status == "pending") ++m.pending_at_end;
+    }
+    m.sold -= m.cancelled + m.voided;
+  }
   std::vector<std::string> acked;
   for (const protocols::OrderAck& a : h.acks) acked.push_back(a.order_id);
   std::sort(acked.begin(), acked.end());
@@ -81,6 +90,18 @@ SaleMetrics metrics_of(const protocols::Simulation& s) {
     const auto row = s.db().committed_stock(sku);
     const int64_t available = row ? row->available : 0;
     m.ledger_difference += std::llabs(s.initial_stock(sku) - available - sold_by_sku[sku]);
+    if (s.design().steps.service_stock && !s.services().empty()) {
+      const std::optional<std::string> text = s.services().front()->read("stock:" + sku);
+      const int64_t in_service = text ? std::strtoll(text->c_str(), nullptr, 10) : 0;
+      m.stock_gap += std::llabs(in_service - available);
+    }
+  }
+  m.layers = s.design().steps.service_stock || s.lifecycle() || s.design().steps.writes_later ? 1 : 0;
+  m.compensations = h.counter("compensation.db");
+  m.compensation_retries = h.counter("compensation.redis-retried");
+  std::set<std::pair<std::string, uint64_t>> records;
+  for (const protocols::Processing& p : h.processing) {
+    if (!records.emplace(p.sku, p.offset).second) ++m.redelivered;
   }
   return m;
 }
@@ -108,6 +129,14 @@ void SaleMetrics::merge(const SaleMetrics& o) {
   deductions += o.deductions;
   deductions_refused += o.deductions_refused;
   ledger_difference += o.ledger_difference;
+  layers += o.layers;
+  cancelled += o.cancelled;
+  compensations += o.compensations;
+  compensation_retries += o.compensation_retries;
+  voided += o.voided;
+  pending_at_end += o.pending_at_end;
+  stock_gap += o.stock_gap;
+  redelivered += o.redelivered;
 }
 
 double SaleMetrics::orders_per_s() const {

@@ -22,7 +22,8 @@ namespace oversim::properties {
 struct SaleMetrics {
   uint64_t runs = 0;
   // Units: stock x SKUs of each run as it ran (a profile's widened stock counts), orders
-  // committed, and distinct orders buyers were told they bought.
+  // committed (not counting those cancelled unpaid or voided), and distinct orders buyers were
+  // told they bought.
   int64_t units = 0;
   int64_t sold = 0;
   int64_t told_bought = 0;
@@ -58,6 +59,21 @@ struct SaleMetrics {
   int64_t deductions = 0;
   int64_t deductions_refused = 0;
   int64_t ledger_difference = 0;
+  // The fallback layers (designs that keep their stock in a service, have an order lifecycle or
+  // consume a queue; `layers` counts the runs of such designs): orders cancelled unpaid; units
+  // given back in the database (committed compensations: more than cancelled orders is a double
+  // compensation); give-backs to the service sent again after no answer; orders a reconciler
+  // voided (never written, their unit given back); orders still pending at the end (the
+  // compensation backlog); per SKU |service stock - database available| at the end, summed (the
+  // Redis-database gap); queue records processed more than once (redeliveries).
+  int64_t layers = 0;
+  int64_t cancelled = 0;
+  int64_t compensations = 0;
+  int64_t compensation_retries = 0;
+  int64_t voided = 0;
+  int64_t pending_at_end = 0;
+  int64_t stock_gap = 0;
+  int64_t redelivered = 0;
 
   void merge(const SaleMetrics& other);
   // Units sold per second of selling window, over every run (0 when nothing was timed).

@@ -89,6 +89,16 @@ struct Steps {
   // The purchase sends its order on (to a queue) and a job writes the database later: a purchase
   // holds no database connection.
   bool writes_later = false;
+  // How a cancelled order's unit comes back (designs with an order lifecycle, Design::cancel):
+  // not at all (no lifecycle); the cancel reads the order, then updates it with no status
+  // condition and gives the unit back (two cancellers that both read 'pending' both give it
+  // back); or a guarded state step (`... WHERE status = 'pending'`) and a give-back applied
+  // once per order whoever sends it.
+  enum class Compensation : uint8_t { none, check_then_act, guarded };
+  Compensation compensation = Compensation::none;
+  // A job gives back the units taken from the service's stock for orders never written (a
+  // reconciler), so a process that dies between the two does not take the unit with it.
+  bool reconciles = false;
 };
 const char* to_string(Steps::Decrement d);
 

@@ -178,7 +178,10 @@ nlohmann::json metrics_json(const properties::SaleMetrics& m) {
              return cdf;
            }()},
           {"monitoring", {{"lock_acquires", m.lock_acquires}, {"lock_gave_up", m.lock_gave_up}, {"lock_wait_p99_ns", ns(properties::quantile(m.lock_waits, 990))},
-                          {"deductions", m.deductions}, {"deductions_refused", m.deductions_refused}, {"ledger_difference", m.ledger_difference}}}};
+                          {"deductions", m.deductions}, {"deductions_refused", m.deductions_refused}, {"ledger_difference", m.ledger_difference}}},
+          {"layers", {{"runs", m.layers}, {"stock_gap", m.stock_gap}, {"cancelled", m.cancelled}, {"compensations", m.compensations},
+                      {"compensation_retries", m.compensation_retries}, {"voided", m.voided}, {"pending_at_end", m.pending_at_end},
+                      {"redelivered", m.redelivered}}}};
 }
 
 Interval wilson95(int64_t k, int64_t n) {

@@ -84,6 +84,11 @@ std::string metrics_text(const properties::SaleMetrics& m) {
   out += fmt::format("monitoring: lock acquisitions that gave up {}, lock wait p99 {}; deductions refused {}; ledger difference at the end {}\n",
              rate(m.lock_gave_up, m.lock_acquires), span_or(properties::quantile(m.lock_waits, 990)), rate(m.deductions_refused, m.deductions),
              m.ledger_difference);
+  if (m.layers > 0) {
+    out += fmt::format("layers: Redis-database stock gap at the end {}; cancelled unpaid {}, units given back {} (give-backs sent again {}), voided by "
+                       "the reconciler {}, pending at the end {}; queue records redelivered {}\n",
+                       m.stock_gap, m.cancelled, m.compensations, m.compensation_retries, m.voided, m.pending_at_end, m.redelivered);
+  }
   return out;
 }
 

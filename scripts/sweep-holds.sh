@@ -24,13 +24,13 @@ start=$(date +%s)
 "$oversim" hash --variants "${VARIANTS:-all}" --faults all --seeds "41..$last" --strategy "$strategy" --jobs "$jobs" --force > "$runs"
 if grep -q $'\terror: ' "$runs"; then grep $'\terror: ' "$runs" | head -5 >&2; exit 2; fi
 awk -F'\t' -v strategy="$strategy" -v seeds=$((last - 40)) -v elapsed=$(( $(date +%s) - start )) '
-  BEGIN { split("no_oversell no_duplicate_order no_lost_order no_told_wrong ledger_conservation lock_mutual_exclusion no_foreign_unlock no_lost_update progress", col, " ") }
+  BEGIN { split("no_oversell no_duplicate_order no_lost_order no_told_wrong ledger_conservation lock_mutual_exclusion no_foreign_unlock no_lost_update progress compensation_converges no_vanished_stock", col, " ") }
   FNR == NR {
     # the table rows of tests/verdicts_test.cpp: {"design", "profile", H, V, ...
     if ($0 !~ /^    \{"[a-z0-9_]+", "[a-z-]+", [HV],/) next
     line = $0; gsub(/[{}"]/, "", line); sub(/^ +/, "", line); n = split(line, f, ", ")
     key = f[1] SUBSEP f[2]; hrow[key] += 0
-    for (i = 1; i <= 9; i++) if (f[i + 2] ~ /^ *H$/) { held[key, col[i]] = 1; hrow[key]++ }
+    for (i = 1; i <= 11; i++) if (f[i + 2] ~ /^ *H$/) { held[key, col[i]] = 1; hrow[key]++ }
     next
   }
   {

@@ -101,20 +101,27 @@ TEST(Explore, EveryExecutionAtTwoBuyersIsCountedAndTheCounterexampleReplays) {
 // heartbeat (the leader pings every 50ms, each client every third of its session), so every
 // instant has ties and their whole tree is out of reach: they are proved within one deviation
 // from the first schedule (about 500 executions each; `oversim explore --max-deviations 2`
-// covers ~11,000 in ~20s and agrees).
+// covers ~11,000 in ~20s and agrees). The designs with an order lifecycle likewise (their
+// order-timeout jobs tick together on every node): about 2,700 executions each.
 TEST(Explore, EveryDesignAtTwoBuyersAgreesWithTheGcPauseColumnOfTheVerdictTable) {
   const std::vector<std::pair<std::string, bool>> oversells = {
       {"read_modify_write", true},       {"db_conditional_update", false}, {"db_conditional_lookup", false}, {"db_for_update", false},
       {"db_optimistic_version", false},  {"db_decrement_checked", false},         {"db_decrement_mysql57", true},
       {"redis_lock_read_modify_write", true}, {"redis_lock_plain_del", true},
       {"redis_lock_conditional", false}, {"redis_lock_watchdog", true},    {"redis_fenced", false},
-      {"redis_fenced_stale_read", true}, {"async_order_write", false},     {"setnx_dedup_only", false}, {"redis_prededuct_sync_db", false}, {"redis_prededuct_async_db", false}, {"marker_before_effect", false}, {"mq_serialized_per_sku", false /* its gc-pause cell is V at 20 buyers: a stale write puts back units later buyers buy; at two buyers nobody is left to buy them */}, {"article_recipe", false},
+      {"redis_fenced_stale_read", true}, {"async_order_write", false},     {"setnx_dedup_only", false}, {"redis_prededuct_sync_db", false}, {"redis_prededuct_async_db", false}, {"marker_before_effect", false}, {"redis_prededuct_double_compensation", false}, {"redis_prededuct_reconciled", false}, {"mq_serialized_per_sku", false /* its gc-pause cell is V at 20 buyers: a stale write puts back units later buyers buy; at two buyers nobody is left to buy them */}, {"article_recipe", false},
       {"redlock_read_modify_write", true}, {"redlock_no_validity_check", true}, {"redlock_conditional", false},
       {"zk_lock_read_modify_write", true}, {"zk_lock_stops_on_lost", true}, {"zk_lock_conditional", false},
       {"zk_lock_fenced", false},         {"zk_herd_lock", false}};
   ASSERT_EQ(oversells.size(), protocols::designs().size()) << "a design without a row here";
   for (const auto& [design, oversell] : oversells) {
-    properties::ExploreOptions o = bounds(design, 2, design.rfind("zk_", 0) == 0 ? std::optional<uint64_t>(1) : std::nullopt);
+    // ZooKeeper's heartbeats and the lifecycle designs' periodic jobs (the order-timeout job on
+    // both nodes ticks at the same instants) put ties at every instant: one deviation.
+    const bool ticking = design.rfind("zk_", 0) == 0 || protocols::find_design(design)->cancel != nullptr;
+    properties::ExploreOptions o = bounds(design, 2, ticking ? std::optional<uint64_t>(1) : std::nullopt);
+    // A design with an order lifecycle may break other business properties at two buyers (a
+    // double compensation): this test is about the no_oversell column.
+    if (protocols::find_design(design)->cancel != nullptr) o.asserted = {"no_oversell"};
     o.stop_at_first = oversell;
     const properties::ExploreResult r = properties::explore(o);
     EXPECT_EQ(r.counterexample.has_value(), oversell) << design;

@@ -53,9 +53,9 @@ junit() {  # junit NAME WANT_FAILURES args...
   got=$("$py" -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); s = r.find("testsuite"); print(len(s.findall("testcase")), len(s.findall("testcase/failure")), r.get("failures"))' "$tmp/$name.xml" 2>&1)
   if [ "$got" != "$want" ]; then echo "FAIL: --junit of $*: cases, failures, failures attribute = '$got', expected '$want'"; failures=$((failures + 1)); fi
 }
-junit violated "5 2 2" check --variant redis_lock_read_modify_write --faults gc-pause --seeds 5
-junit holds "5 0 0" check --variant db_conditional_update --faults gc-pause --seeds 5
-junit vacuous "5 5 5" check --variant db_conditional_update --seeds 2 --require lock_contended
+junit violated "7 2 2" check --variant redis_lock_read_modify_write --faults gc-pause --seeds 5
+junit holds "7 0 0" check --variant db_conditional_update --faults gc-pause --seeds 5
+junit vacuous "7 7 7" check --variant db_conditional_update --seeds 2 --require lock_contended
 junit explore "1 1 1" explore --variant redis_lock_read_modify_write --properties no_oversell
 if ! grep -q "reproduce: oversim run --variant redis_lock_read_modify_write" "$tmp/violated.xml"; then echo "FAIL: the JUnit failure does not carry the reproduce command"; failures=$((failures + 1)); fi
 # A cell that does not apply says why (redlock's acquire-pause on a database-only design).

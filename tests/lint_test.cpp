@@ -284,6 +284,7 @@ Sent sent(const std::string& design) {
   s.workload.remote_call = 400_ms;  // long enough for a watchdog to renew
   s.workload.lock_ttl = 1_s;
   s.workload.gateway_timeout = 5_s;
+  s.workload.unpaid = sim::Ratio::always();  // a design with an order lifecycle cancels it
   const properties::RunResult r = properties::run_checked(s);
   Sent out;
   for (const auto& e : r.events) {
@@ -342,7 +343,17 @@ TEST(Lint, EveryDesignDeclaresTheStepsItTakes) {
     EXPECT_EQ(d->steps.renews_lease, s.redis_has("^EVAL pexpire_if_equals lock:"));
     EXPECT_EQ(d->steps.idempotency_key, s.redis_has("^SET (idem|dedup):"));
     EXPECT_EQ(d->steps.ledger, s.sql_has("^INSERT INTO inventory_ledger"));
-    EXPECT_EQ(d->steps.service_stock, s.redis_has("^EVAL decr_if_at_least stock:"));
+    EXPECT_EQ(d->steps.service_stock, s.redis_has("^EVAL (decr_if_at_least|decr_and_reserve) stock:"));
+    const bool guarded_cancel = s.sql_has("^UPDATE orders SET status = 'cancelled' WHERE order_id = '[^']*' AND status = 'pending'$");
+    const bool unguarded_cancel = s.sql_has("^UPDATE orders SET status = 'cancelled' WHERE order_id = '[^']*'$");
+    switch (d->steps.compensation) {
+      case Steps::Compensation::none: EXPECT_TRUE(!guarded_cancel && !unguarded_cancel && d->cancel == nullptr); break;
+      case Steps::Compensation::check_then_act:
+        EXPECT_TRUE(unguarded_cancel && !guarded_cancel && s.sql_has("^SELECT .* FROM orders WHERE order_id = ") && s.redis_has("^INCRBY stock:"));
+        break;
+      case Steps::Compensation::guarded: EXPECT_TRUE(guarded_cancel && !unguarded_cancel && s.redis_has("^EVAL incr_once stock:")); break;
+    }
+    EXPECT_EQ(d->steps.reconciles, s.redis_has("^GET resv:"));
     EXPECT_EQ(d->steps.writes_later, s.queued);
   }
 }

@@ -653,9 +653,19 @@ TEST(DbState, StatementsRenderAsSql) {
   EXPECT_EQ(to_sql(IncrementStock{"sku1", 2, true}),
             "UPDATE stock SET available = available + 2, version = version + 1 WHERE sku_id = "
             "'sku1'");
+  // A pending order names its created_at (the lifecycle's timeout reads it); a paid one without a
+  // stamp renders as before.
   EXPECT_EQ(to_sql(InsertOrder{order("o1", "o'brien", "r1")}),
+            "INSERT INTO orders (order_id, user_id, sku_id, activity_id, request_id, status, created_at) "
+            "VALUES ('o1', 'o''brien', 'sku1', 'act1', 'r1', 'pending', 0)");
+  EXPECT_EQ(to_sql(InsertOrder{OrderRow{"o2", "u2", "sku1", "act1", "r2", "paid"}}),
             "INSERT INTO orders (order_id, user_id, sku_id, activity_id, request_id, status) "
-            "VALUES ('o1', 'o''brien', 'sku1', 'act1', 'r1', 'pending')");
+            "VALUES ('o2', 'u2', 'sku1', 'act1', 'r2', 'paid')");
+  EXPECT_EQ(to_sql(SelectOrderById{"o1"}),
+            "SELECT order_id, user_id, sku_id, activity_id, request_id, status FROM orders WHERE order_id = 'o1'");
+  EXPECT_EQ(to_sql(SelectPendingOrders{5000, 10}),
+            "SELECT order_id, user_id, sku_id, activity_id, request_id, status, created_at FROM orders WHERE status = 'pending' "
+            "AND created_at < 5000 ORDER BY created_at, order_id LIMIT 10");
   EXPECT_EQ(to_sql(SelectOrderByRequestId{"r1"}),
             "SELECT order_id, user_id, sku_id, activity_id, request_id, status FROM orders WHERE "
             "request_id = 'r1'");
@@ -817,6 +827,50 @@ TEST(DbStateProperty, ConditionalDecrementNeverOversellsAndReachesTheInteresting
   EXPECT_GT(coverage.serialization_failures, 0);
   EXPECT_GT(coverage.sold_out_with_buyers_left, 0);
   EXPECT_GT(coverage.rechecked_where, 0);
+}
+
+// The order lifecycle: pending orders past a created_at are found oldest first, a cancel guarded
+// by the status lets one of two cancellers through (the second waits for the row, then matches
+// nothing), and the committed count of pending orders follows every status change.
+TEST(DbState, PendingOrdersExpireAndAGuardedCancelLetsOneThrough) {
+  DbState db;
+  db.add_stock("sku1", 5);
+  auto pending = [](const std::string& id, int64_t created) {
+    OrderRow o{id, "u-" + id, "sku1", "act1", "r-" + id, "pending"};
+    o.created_ns = created;
+    return o;
+  };
+  for (const auto& [id, at] : std::vector<std::pair<std::string, int64_t>>{{"o3", 300}, {"o1", 100}, {"o2", 100}}) {
+    ASSERT_TRUE(db.autocommit(InsertOrder{pending(id, at)}).ok());
+  }
+  EXPECT_EQ(db.committed_pending_orders("sku1"), 3);
+  Result expired = db.autocommit(SelectPendingOrders{301, 2});
+  ASSERT_EQ(expired.order_rows.size(), 2u);
+  EXPECT_EQ(expired.order_rows[0].order_id, "o1");  // created_at, then order_id
+  EXPECT_EQ(expired.order_rows[1].order_id, "o2");
+  EXPECT_EQ(db.autocommit(SelectPendingOrders{100, 10}).order_rows.size(), 0u);  // strictly before
+
+  const TxnId page = db.begin();
+  const TxnId job = db.begin();
+  EXPECT_EQ(db.execute(page, UpdateOrderStatus{"o1", "cancelled", "pending"}).rows_affected, 1);
+  EXPECT_EQ(db.execute(job, UpdateOrderStatus{"o1", "cancelled", "pending"}).kind, Outcome::Blocked);
+  ASSERT_TRUE(db.commit(page).ok());
+  EXPECT_EQ(db.execute(job, UpdateOrderStatus{"o1", "cancelled", "pending"}).rows_affected, 0);  // re-read: no longer pending
+  db.rollback(job);
+  EXPECT_EQ(db.committed_pending_orders("sku1"), 2);
+  // Without the guard the second canceller overwrites 'cancelled' with 'cancelled': both "cancel".
+  const TxnId a = db.begin();
+  const TxnId b = db.begin();
+  EXPECT_EQ(db.execute(a, UpdateOrderStatus{"o2", "cancelled", std::nullopt}).rows_affected, 1);
+  EXPECT_EQ(db.execute(b, UpdateOrderStatus{"o2", "cancelled", std::nullopt}).kind, Outcome::Blocked);
+  ASSERT_TRUE(db.commit(a).ok());
+  EXPECT_EQ(db.execute(b, UpdateOrderStatus{"o2", "cancelled", std::nullopt}).rows_affected, 1);
+  ASSERT_TRUE(db.commit(b).ok());
+  EXPECT_EQ(db.committed_pending_orders("sku1"), 1);
+  ASSERT_TRUE(db.autocommit(UpdateOrderStatus{"o3", "paid", "pending"}).ok());
+  EXPECT_EQ(db.committed_pending_orders("sku1"), 0);
+  EXPECT_EQ(db.autocommit(SelectOrderById{"o3"}).order_rows.at(0).status, "paid");
+  EXPECT_TRUE(db.autocommit(SelectOrderById{"o9"}).order_rows.empty());
 }
 
 }  // namespace

@@ -374,6 +374,38 @@ TEST(RedisScript, DecrIfAtLeastHonoursAmountAndFloorAndReplicatesDecrBy) {
             Reply::integer(-1));
 }
 
+// incr_once: the marker and the increment in one script; a repeat changes nothing, and a
+// replica applying the effects ends with both.
+TEST(RedisScript, IncrOnceAppliesOncePerMarkerAndReplicatesBothWrites) {
+  RedisState redis;
+  redis.apply(Command::set("stock", "0"), t0);
+  ApplyResult first = redis.apply(Command::incr_once("stock", "comp:o1", 1), t0);
+  EXPECT_EQ(first.reply, Reply::integer(1));
+  EXPECT_EQ(render(first.replicated), (std::vector<std::string>{"#2 SET comp:o1 1", "#3 INCRBY stock 1"}));
+  EXPECT_EQ(redis.apply(Command::incr_once("stock", "comp:o1", 1), t0).reply, Reply::nil());
+  EXPECT_EQ(redis.apply(Command::incr_once("stock", "comp:o2", 1), t0).reply, Reply::integer(2));
+  EXPECT_EQ(redis.apply(Command::incr_once("stock", "stock", 1), t0).reply.kind(), Reply::Kind::error);
+  redis.apply(Command::set("bad", "x"), t0);
+  EXPECT_EQ(redis.apply(Command::incr_once("bad", "comp:o3", 1), t0).reply, Reply::error(kNotIntegerError));
+  EXPECT_EQ(redis.apply(Command::get("comp:o3"), t0).reply, Reply::nil());  // a refused increment leaves no marker
+}
+
+// decr_and_reserve: one unit taken, a numbered record left beside it; -1 at 0, nothing written.
+TEST(RedisScript, DecrAndReserveNumbersEveryUnitItTakes) {
+  RedisState redis;
+  redis.apply(Command::set("stock", "2"), t0);
+  ApplyResult a = redis.apply(Command::decr_and_reserve("stock", "resv", "o1|u1"), t0);
+  EXPECT_EQ(a.reply, Reply::integer(1));
+  EXPECT_EQ(render(a.replicated), (std::vector<std::string>{"#2 DECRBY stock 1", "#3 INCR resv", "#4 SET resv:1 o1|u1"}));
+  EXPECT_EQ(redis.apply(Command::decr_and_reserve("stock", "resv", "o2|u2"), t0).reply, Reply::integer(2));
+  EXPECT_EQ(redis.apply(Command::decr_and_reserve("stock", "resv", "o3|u3"), t0).reply, Reply::integer(-1));
+  EXPECT_EQ(redis.apply(Command::get("resv:2"), t0).reply, Reply::bulk("o2|u2"));
+  EXPECT_EQ(redis.apply(Command::get("resv:3"), t0).reply, Reply::nil());
+  EXPECT_EQ(redis.apply(Command::get("stock"), t0).reply, Reply::bulk("0"));
+  EXPECT_EQ(to_string(Command::decr_and_reserve("stock:sku1", "resv:sku1", "o1")), "EVAL decr_and_reserve stock:sku1 resv:sku1 o1");
+  EXPECT_EQ(to_string(Command::incr_once("stock:sku1", "comp:o1", 1)), "EVAL incr_once stock:sku1 comp:o1 1");
+}
+
 TEST(RedisScript, DecrIfAtLeastOnAbsentOrNonIntegerOrBadArguments) {
   RedisState redis;
   ApplyResult absent = redis.apply(Command::decr_if_at_least("stock", 1, 0), t0);

@@ -48,7 +48,7 @@ const Design redis_prededuct_double_compensation_design{
     "violates compensation_converges without a fault (a unit given back twice), no_oversell once buyers come back; violates no_oversell under failover",
     buy, {}, {"redis"},
     {redis_is_the_arbiter()},
-    Steps{.decrement = Steps::Decrement::relative, .takes_lock = false, .service_stock = true},
+    Steps{.decrement = Steps::Decrement::relative, .takes_lock = false, .service_stock = true, .compensation = Steps::Compensation::check_then_act},
     {Job{"order-timeout", cancel_expired_orders}},
     cancel};
 

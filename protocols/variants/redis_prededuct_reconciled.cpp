@@ -110,7 +110,7 @@ const Design redis_prededuct_reconciled_design{
     "holds no_oversell and compensation_converges where Redis keeps its data, app-crash included; violates no_oversell under failover",
     buy, {}, {"redis"},
     {redis_is_the_arbiter()},
-    Steps{.decrement = Steps::Decrement::relative, .takes_lock = false, .service_stock = true},
+    Steps{.decrement = Steps::Decrement::relative, .takes_lock = false, .service_stock = true, .compensation = Steps::Compensation::guarded, .reconciles = true},
     {Job{"order-timeout", cancel_expired_orders}, Job{"reconciler", reconcile}},
     cancel};
 
