@@ -693,6 +693,8 @@ Column column_of(const properties::Property& p) {
       {"no_foreign_unlock", {"foreign", false}},
       {"no_lost_update", {"lostupd", false}},
       {"progress", {"progress", false}},
+      {"compensation_converges", {"converge", false}},
+      {"no_vanished_stock", {"vanished", false}},
       {"lease_expired_while_held", {"expired", true}},
       {"lock_contended", {"contend", true}},
       {"fault_hit_held_lock", {"hit", true}},
@@ -714,8 +716,8 @@ Column column_of(const properties::Property& p) {
 std::vector<Column> columns_flag(const std::string& text) {
   std::vector<std::string> names;
   if (text.empty()) {
-    names = {"no_oversell", "no_duplicate_order", "no_lost_order", "no_told_wrong", "ledger_conservation", "lock_mutual_exclusion", "progress",
-             "lease_expired_while_held", "lock_contended", "fault_struck_during_sale", "fault_hit_held_lock"};
+    names = {"no_oversell", "no_duplicate_order", "no_lost_order", "no_told_wrong", "ledger_conservation", "compensation_converges", "no_vanished_stock",
+             "lock_mutual_exclusion", "progress", "lease_expired_while_held", "lock_contended", "fault_struck_during_sale", "fault_hit_held_lock"};
   } else {
     std::vector<std::string> all;
     for (const auto& p : properties::catalogue()) all.push_back(p.name);

@@ -90,6 +90,12 @@ const std::vector<Condition>& conditions() {
          return when(w.patience == sim::Duration::zero(), "spaces a buyer's clicks again; with --patience 0 each buyer clicks once");
        }},
       {"--sku-skew", [](const Design&, const Workload& w) { return when(w.skus == 1, "spreads buyers over the SKUs; with --skus 1 there is one"); }},
+      {"--unpaid", [](const Design& d, const Workload&) {
+         return when(d.cancel == nullptr, fmt::format("is the share of buyers who never pay; {} has no order lifecycle (its orders are paid as they are written)", d.name));
+       }},
+      {"--pay-window", [](const Design& d, const Workload&) {
+         return when(d.cancel == nullptr, fmt::format("is how long an order waits for payment; {} has no order lifecycle (its orders are paid as they are written)", d.name));
+       }},
       {"--optimistic-retries", [](const Design& d, const Workload&) {
          return when(d.steps.decrement != protocols::Steps::Decrement::versioned,
                      fmt::format("is how often a version check tries again after a conflict; {} writes the stock with no version check", d.name));

@@ -883,7 +883,7 @@ std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& event
                         e.kind == "fault" || e.kind == "fault-skipped";
     if (e.kind == "fault" || e.kind == "pause" || e.kind == "resume" || e.kind == "crash" || e.kind == "restart" || e.kind == "failover" ||
         e.kind == "lock-held" || e.kind == "lock-released" || e.kind == "ack" || e.kind == "unheard" || e.kind == "heal" || e.kind == "redlock" ||
-        e.kind == "fault-skipped") {
+        e.kind == "fault-skipped" || e.kind == "redis-expire") {
       keep = true;
     } else if (e.kind == "sql") {
       const std::string sql = field(e, "sql");
@@ -900,6 +900,8 @@ std::vector<sim::TraceEvent> cut_trace(const std::vector<sim::TraceEvent>& event
       keep = cmd.find("lock:") != std::string::npos && cmd.rfind("GET", 0) != 0 && field(e, "reply") != "(nil)";
       // Stock kept in Redis: every change of it (a take, a give-back).
       keep = keep || (cmd.find(" stock:") != std::string::npos && cmd.rfind("GET", 0) != 0 && field(e, "reply") != "(integer) -1" && field(e, "reply") != "(nil)");
+      // An order's hold key, and a keyspace-notification subscription (the order lifecycle).
+      keep = keep || cmd.find(" hold:") != std::string::npos || cmd.rfind("SUBSCRIBE", 0) == 0;
     }
     if (keep || pinned) {
       out.push_back(e);

@@ -236,6 +236,13 @@ LintItem compensate(const Design& d) {
                     "'pending', and give back once per order)"};
       return it;
     case Steps::Compensation::guarded:
+      if (d.steps.service_stock && !d.steps.give_back_once) {
+        it.level = LintLevel::warn;
+        it.answers = {"UPDATE ... WHERE status = 'pending' lets one canceller through, but its INCRBY in Redis is sent again after a lost reply, and a "
+                      "repeat that had applied gives the unit back twice (give back with a once-per-order marker in the same script)"};
+        it.profile = "lost-replies";
+        return it;
+      }
       it.answers = {fmt::format("yes: UPDATE ... WHERE status = 'pending' lets one canceller through{}",
                                 d.steps.service_stock ? ", and every give-back to Redis is applied once per order (a marker in the same script)" : "")};
       return it;

@@ -37,7 +37,7 @@ SaleMetrics metrics_of(const protocols::Simulation& s) {
   m.sold = db.committed_order_count();
   if (s.lifecycle()) {
     for (const db::OrderRow* o : db.committed_order_rows()) {
-      if (o->status == "cancelled") ++m.cancelled;
+      if (o->status == "cancelled" || o->status == "compensated") ++m.cancelled;
       if (o->status == "void") ++m.voided;
       if (o->status == "pending") ++m.pending_at_end;
     }

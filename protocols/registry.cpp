@@ -26,6 +26,7 @@ namespace oversim::protocols {
   X(marker_before_effect)       \
   X(redis_prededuct_double_compensation) \
   X(redis_prededuct_reconciled) \
+  X(redis_prededuct_expiry_compensation) \
   X(redlock_read_modify_write)  \
   X(redlock_no_validity_check)  \
   X(redlock_conditional)        \

@@ -96,6 +96,10 @@ struct Steps {
   // once per order whoever sends it.
   enum class Compensation : uint8_t { none, check_then_act, guarded };
   Compensation compensation = Compensation::none;
+  // A unit goes back to the service's stock once per order however often the give-back is sent
+  // (`incr_once`: a marker and the increment in one script); false: a plain INCRBY, which a
+  // repeat after a lost reply applies twice.
+  bool give_back_once = false;
   // A job gives back the units taken from the service's stock for orders never written (a
   // reconciler), so a process that dies between the two does not take the unit with it.
   bool reconciles = false;

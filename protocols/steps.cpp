@@ -1,5 +1,6 @@
 #include "protocols/steps.h"
 
+#include "models/redis/redis_server.h"
 #include "protocols/services/redlock_service.h"
 #include "protocols/services/zookeeper_service.h"
 #include "models/zookeeper/zk_lock.h"
@@ -450,12 +451,34 @@ void cancel_expired_orders(JobContext& ctx) {
     std::optional<db::DbConnection> conn = ctx.db().acquire();
     if (!conn) continue;
     const int64_t before = (ctx.app().local_now() - ctx.workload().pay_window).ns();
-    db::DbCall expired = conn->autocommit(db::SelectPendingOrders{before, 10});
+    db::DbCall expired = conn->autocommit(db::SelectOrdersByStatus{before, 10});
     conn.reset();  // back to the pool before the cancels take their own
     if (!expired.ok()) continue;
     for (const db::OrderRow& row : expired.result.order_rows) {
       ctx.count("cancel.by-timeout");
       design.cancel(ctx, row);
+    }
+  }
+}
+
+void listen_for_expired(JobContext& ctx, const std::string& prefix, void (*handle)(JobContext&, const std::string& key)) {
+  const std::string port = "expired-events";
+  sim::Mailbox& events = ctx.app().mailbox(port);
+  for (;;) {
+    // A read refreshes which server the client takes for the primary (a failed call asks
+    // Sentinel again), then the subscription goes there.
+    ctx.redis().call(redis::Command::pttl("listener:" + ctx.app().name()));
+    const std::string& server = ctx.redis().server();
+    if (!server.empty()) {
+      ctx.world().network().send(ctx.app(), ctx.world().node(server), redis::kCommandPort, redis::SubscribeExpired{port},
+                                 "SUBSCRIBE __keyevent@0__:expired");
+    }
+    const Instant until = ctx.world().now() + Duration::s(1);
+    while (std::optional<sim::Message> m = events.receive(until, "expired events")) {
+      const auto* e = std::any_cast<redis::ExpiredEvent>(&m->body);
+      if (e == nullptr || e->key.rfind(prefix, 0) != 0) continue;
+      ctx.count("expired.heard");
+      handle(ctx, e->key);
     }
   }
 }

@@ -142,6 +142,14 @@ void pay_order(JobContext& ctx, const std::string& order_id);
 // node runs it, as a scheduled method does when nothing elects one instance.
 void cancel_expired_orders(JobContext& ctx);
 
+// A keyspace-notification listener (a Design::jobs entry): subscribes to the Redis primary's
+// expired events on this node's port "expired-events", and again every second to the primary
+// its client knows then (a failover moves the events to a server nobody has subscribed to yet),
+// and hands each expired key that starts with `prefix` to `handle`. An event published while
+// this process was down, or before it subscribed to the new primary, is lost: Pub/Sub is fire
+// and forget. Never returns.
+void listen_for_expired(JobContext& ctx, const std::string& prefix, void (*handle)(JobContext&, const std::string& key));
+
 // The common ending of a purchase: `INSERT INTO orders ...`, `COMMIT`, and the buyer is told
 // "sold" only once the commit answered.
 BuyResult insert_order_and_commit(BuyContext& ctx, db::DbConnection& conn);

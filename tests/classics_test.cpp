@@ -386,6 +386,86 @@ TEST(Classics, AProcessedMarkerWrittenBeforeTheEffectLosesTheOrderWhoseWriteFail
   EXPECT_EQ(keyed.orders, 1);
 }
 
+// oversim run --variant redis_prededuct_double_compensation --seed 7 --buyers 3 --stock 1 --apps 2
+//   --unpaid 1/1 --arrival poisson --poisson-mean 1s --faults 'on before_compensate pause here for 500ms'
+TEST(Classics, ATimeoutJobAndTheCancelBothGiveTheUnitBackAndItSellsTwice) {
+  Scenario s = scenario("redis_prededuct_double_compensation", 7, "on before_compensate pause here for 500ms", 3, 1, 2);
+  s.workload.unpaid = sim::Ratio::always();
+  s.workload.arrival = protocols::Arrival::poisson;
+  s.workload.poisson_mean = sim::Duration::s(1);
+  const RunResult r = properties::run_checked(s);
+  // u1's page read o-r1-1 'pending' and paused before its update; the timeout job on app-2
+  // cancelled it and gave the unit back; the page woke, cancelled it again and gave it back
+  // again: Redis held 2 units of a stock of 1, and u2 and u3, arriving later, both bought.
+  ASSERT_TRUE(r.result("no_oversell").violated);
+  EXPECT_EQ(r.result("no_oversell").violation->witness, "sku1: 2 orders committed for an initial stock of 1 (available=0; orders o-r2-1,o-r3-1)");
+  EXPECT_TRUE(r.result("compensation_converges").violated);
+  EXPECT_NE(r.result("compensation_converges").violation->witness.find("compensations committed for 3 cancelled orders"), std::string::npos)
+      << r.result("compensation_converges").violation->witness;
+  EXPECT_GE(r.counters.at("cancel.by-timeout"), 1);
+  EXPECT_GE(r.counters.at("cancel.by-page"), 1);
+
+  // The same pause on the design whose cancel is guarded by the status and whose give-back is
+  // once per order: the second canceller's UPDATE matches nothing; one unit comes back.
+  Scenario guarded = s;
+  guarded.design = "redis_prededuct_reconciled";
+  const RunResult g = properties::run_checked(guarded);
+  EXPECT_FALSE(g.result("no_oversell").violated);
+  EXPECT_FALSE(g.result("compensation_converges").violated);
+  EXPECT_GE(g.counters.at("compensation.not-pending"), 1);
+}
+
+// oversim run --variant redis_prededuct_reconciled --seed 1 --buyers 2 --stock 1 --apps 2
+//   --faults 'on after_stock_taken crash here; on after_stock_taken after 1s restart here'
+TEST(Classics, AReconcilerGivesBackTheUnitOfAPurchaseThatDiedBetweenRedisAndTheDatabase) {
+  const char* plan = "on after_stock_taken crash here; on after_stock_taken after 1s restart here";
+  const RunResult r = properties::run_checked(scenario("redis_prededuct_reconciled", 1, plan, 2, 1, 2));
+  // app-1 took the unit in Redis (decr_and_reserve left resv:sku1:1) and died before writing the
+  // order. Two seconds on, a reconciler found the record with no order, claimed o-r1-1 with a
+  // 'void' row (the other node's claim hit the primary key) and gave the unit back once.
+  EXPECT_FALSE(r.result("compensation_converges").violated);
+  EXPECT_FALSE(r.result("no_vanished_stock").violated);
+  EXPECT_EQ(r.counters.at("reconcile.voided"), 1);
+  EXPECT_EQ(r.metrics.stock_gap, 0);
+  EXPECT_EQ(r.metrics.voided, 1);
+
+  // The same crash without a reconciler: the unit stays taken in Redis, the database still has
+  // it, and it is never sold.
+  const RunResult plain = properties::run_checked(scenario("redis_prededuct_sync_db", 1, plan, 2, 1, 2));
+  ASSERT_TRUE(plain.result("no_vanished_stock").violated);
+  EXPECT_EQ(plain.result("no_vanished_stock").violation->witness,
+            "sku1: 1 unit(s) vanished from Redis: stock 0 + sold 0 of an initial stock of 1 (the database has 1 available)");
+  EXPECT_EQ(plain.result("compensation_converges").violation->witness, "sku1: Redis holds 0 unit(s), the database 1: a gap of -1 after quiescence");
+}
+
+// oversim run --variant redis_prededuct_expiry_compensation --seed 1 --buyers 1 --stock 1 --apps 1
+//   --unpaid 1/1 --faults 'at 1s crash app-1; at 1500ms restart app-1'
+TEST(Classics, AnExpiryEventPublishedWhileTheListenerIsDownIsLostForGood) {
+  Scenario s = scenario("redis_prededuct_expiry_compensation", 1, "at 1s crash app-1; at 1500ms restart app-1", 1, 1, 1);
+  s.workload.unpaid = sim::Ratio::always();
+  const RunResult r = properties::run_checked(s);
+  // hold:o-r1-1 expired at 1.1s (the active expire cycle), while the only listener's process was
+  // down; the listener subscribed again at 1.5s, and Pub/Sub keeps nothing for it: the order
+  // stays pending and its unit taken.
+  bool expired_while_down = false;
+  for (const auto& e : r.events) {
+    if (e.kind == "redis-expire" && e.at > sim::Instant::from_ns(1'000'000'000) && e.at < sim::Instant::from_ns(1'500'000'000)) expired_while_down = true;
+  }
+  EXPECT_TRUE(expired_while_down);
+  ASSERT_TRUE(r.result("compensation_converges").violated);
+  EXPECT_EQ(r.result("compensation_converges").violation->witness,
+            "sku1: 1 order(s) still pending after quiescence, their units held with nobody left to cancel them (o-r1-1)");
+  EXPECT_EQ(r.counters.count("expired.heard"), 0u);
+
+  // Without the crash the listener hears it and the unit comes back.
+  Scenario calm = s;
+  calm.faults = sim::FaultPlan{};
+  const RunResult c = properties::run_checked(calm);
+  EXPECT_FALSE(c.result("compensation_converges").violated);
+  EXPECT_EQ(c.counters.at("expired.heard"), 1);
+  EXPECT_EQ(c.metrics.cancelled, 1);
+}
+
 TEST(Classics, TheFirstFailureOfASweepReplaysBitForBitFromItsScenario) {
   properties::SweepOptions opt;
   opt.base.design = "redis_lock_read_modify_write";

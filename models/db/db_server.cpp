@@ -30,7 +30,7 @@ bool is_write(const Statement& statement) {
          !std::holds_alternative<SelectLedger>(statement) &&
          !std::holds_alternative<CountOrders>(statement) &&
          !std::holds_alternative<SelectOrderById>(statement) &&
-         !std::holds_alternative<SelectPendingOrders>(statement);
+         !std::holds_alternative<SelectOrdersByStatus>(statement);
 }
 
 std::string begin_sql(IsolationLevel isolation) {

@@ -143,9 +143,9 @@ std::string to_sql(const Statement& statement) {
           [](const SelectOrderById& s) {
             return fmt::format("SELECT {} FROM orders WHERE order_id = {}", kOrderColumns, quote(s.order_id));
           },
-          [](const SelectPendingOrders& s) {
-            return fmt::format("SELECT {}, created_at FROM orders WHERE status = 'pending' AND created_at < {} ORDER BY created_at, order_id LIMIT {}",
-                               kOrderColumns, s.created_before_ns, s.limit);
+          [](const SelectOrdersByStatus& s) {
+            return fmt::format("SELECT {}, created_at FROM orders WHERE status = {} AND created_at < {} ORDER BY created_at, order_id LIMIT {}",
+                               kOrderColumns, quote(s.status), s.created_before_ns, s.limit);
           },
       },
       statement);
@@ -314,7 +314,7 @@ Result DbState::execute(TxnId id, const Statement& statement) {
           [&](const SelectLedger& s) { return select_ledger(id, txn, s); },
           [&](const CountOrders& s) { return count_orders(id, txn, s); },
           [&](const SelectOrderById& s) { return select_order_by_id(id, txn, s); },
-          [&](const SelectPendingOrders& s) { return select_pending_orders(id, txn, s); },
+          [&](const SelectOrdersByStatus& s) { return select_orders_by_status(id, txn, s); },
       },
       statement);
 }
@@ -788,10 +788,10 @@ Result DbState::select_order_by_id(TxnId /*id*/, Txn& txn, const SelectOrderById
   return r;
 }
 
-Result DbState::select_pending_orders(TxnId /*id*/, Txn& txn, const SelectPendingOrders& s) {
+Result DbState::select_orders_by_status(TxnId /*id*/, Txn& txn, const SelectOrdersByStatus& s) {
   const CommitSeq snapshot = statement_snapshot(txn);
   std::vector<OrderRow> found;
-  auto matches = [&](const OrderRow& row) { return row.status == kPending && row.created_ns < s.created_before_ns; };
+  auto matches = [&](const OrderRow& row) { return row.status == s.status && row.created_ns < s.created_before_ns; };
   for (const auto& [order_id, versions] : orders_) {
     if (txn.order_writes.contains(order_id)) continue;  // as this txn sees it, below
     const OrderRow* row = version_at(versions.list, snapshot);

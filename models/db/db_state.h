@@ -158,11 +158,13 @@ struct SelectOrderById {
   std::string order_id;
 };
 
-// SELECT ... FROM orders WHERE status = 'pending' AND created_at < t ORDER BY created_at,
-// order_id LIMIT n: the order-timeout job's scan (no index: a scan of the table).
-struct SelectPendingOrders {
+// SELECT ... FROM orders WHERE status = <status> AND created_at < t ORDER BY created_at,
+// order_id LIMIT n: the order lifecycle's scans (the timeout job's pending orders, a
+// reconciler's cancelled ones; no index: a scan of the table).
+struct SelectOrdersByStatus {
   int64_t created_before_ns = 0;
   int64_t limit = 10;
+  std::string status = "pending";
 };
 
 // SELECT ... FROM orders WHERE user_id = ... AND sku_id = ... AND activity_id = ...
@@ -199,7 +201,7 @@ struct CountOrders {
 using Statement = std::variant<SelectStock, UpdateStock, IncrementStock, InsertOrder,
                                SelectOrderByRequestId, SelectOrderByUserSkuActivity,
                                UpdateOrderStatus, InsertLedger, SelectLedger, CountOrders,
-                               SelectOrderById, SelectPendingOrders>;
+                               SelectOrderById, SelectOrdersByStatus>;
 
 // Real-looking SQL with literals inlined, e.g.
 // "UPDATE stock SET available = available - 1, version = version + 1 WHERE sku_id = 'sku1'
@@ -406,7 +408,7 @@ class DbState {
   Result select_ledger(TxnId id, Txn& txn, const SelectLedger& s);
   Result count_orders(TxnId id, Txn& txn, const CountOrders& s);
   Result select_order_by_id(TxnId id, Txn& txn, const SelectOrderById& s);
-  Result select_pending_orders(TxnId id, Txn& txn, const SelectPendingOrders& s);
+  Result select_orders_by_status(TxnId id, Txn& txn, const SelectOrdersByStatus& s);
 
   // The snapshot a statement reads: the txn's (REPEATABLE READ) or the latest commit.
   CommitSeq statement_snapshot(const Txn& txn) const;

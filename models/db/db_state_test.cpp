@@ -663,7 +663,7 @@ TEST(DbState, StatementsRenderAsSql) {
             "VALUES ('o2', 'u2', 'sku1', 'act1', 'r2', 'paid')");
   EXPECT_EQ(to_sql(SelectOrderById{"o1"}),
             "SELECT order_id, user_id, sku_id, activity_id, request_id, status FROM orders WHERE order_id = 'o1'");
-  EXPECT_EQ(to_sql(SelectPendingOrders{5000, 10}),
+  EXPECT_EQ(to_sql(SelectOrdersByStatus{5000, 10}),
             "SELECT order_id, user_id, sku_id, activity_id, request_id, status, created_at FROM orders WHERE status = 'pending' "
             "AND created_at < 5000 ORDER BY created_at, order_id LIMIT 10");
   EXPECT_EQ(to_sql(SelectOrderByRequestId{"r1"}),
@@ -844,11 +844,11 @@ TEST(DbState, PendingOrdersExpireAndAGuardedCancelLetsOneThrough) {
     ASSERT_TRUE(db.autocommit(InsertOrder{pending(id, at)}).ok());
   }
   EXPECT_EQ(db.committed_pending_orders("sku1"), 3);
-  Result expired = db.autocommit(SelectPendingOrders{301, 2});
+  Result expired = db.autocommit(SelectOrdersByStatus{301, 2});
   ASSERT_EQ(expired.order_rows.size(), 2u);
   EXPECT_EQ(expired.order_rows[0].order_id, "o1");  // created_at, then order_id
   EXPECT_EQ(expired.order_rows[1].order_id, "o2");
-  EXPECT_EQ(db.autocommit(SelectPendingOrders{100, 10}).order_rows.size(), 0u);  // strictly before
+  EXPECT_EQ(db.autocommit(SelectOrdersByStatus{100, 10}).order_rows.size(), 0u);  // strictly before
 
   const TxnId page = db.begin();
   const TxnId job = db.begin();

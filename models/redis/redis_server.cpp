@@ -86,6 +86,7 @@ void RedisServer::boot() {
 
 void RedisServer::on_crash() {
   hello_ = {};
+  subscribers_.clear();  // their connections die with the process
   links_.clear();
   backlog_.clear();
   backlog_grew_.reset();
@@ -167,6 +168,7 @@ void RedisServer::handle_command(const sim::Message& request, const Command& com
   std::optional<std::string> held_value;
   if (held != state_.entries().end()) held_value = held->second.value;
   ApplyResult result = state_.apply(command, node_.local_now());
+  if (!result.expired.empty()) notify_expired(result.expired);
   if (held_value && result.reply.kind() == Reply::Kind::integer && result.reply.as_integer() == 1) {
     removals_.push_back(Removal{*deleted_key, *held_value, node_by_id(request.from).name(), world_.now(), world_.steps()});
   }
@@ -207,6 +209,21 @@ void RedisServer::handle_admin(const sim::Message& request) {
       hello_ = *hello;
     }
     return;  // PUBLISH: one way
+  }
+  if (const auto* subscribe = std::any_cast<SubscribeExpired>(&request.body)) {
+    // SUBSCRIBE: one way; a subscriber already connected with this port is not added twice.
+    const uint64_t incarnation = node_by_id(request.from).incarnation();
+    bool known = false;
+    for (Subscriber& sub : subscribers_) {
+      if (sub.node != request.from || sub.port != subscribe->port) continue;
+      known = true;
+      sub.incarnation = incarnation;
+    }
+    if (!known) {
+      subscribers_.push_back(Subscriber{request.from, incarnation, subscribe->port});
+      world_.trace_at(&node_, "redis", {{"cmd", "SUBSCRIBE __keyevent@0__:expired"}, {"from", node_by_id(request.from).name()}});
+    }
+    return;
   }
   std::string cmd = "INFO replication";
   if (const auto* replica_of_command = std::any_cast<ReplicaOfCommand>(&request.body)) {
@@ -249,6 +266,19 @@ void RedisServer::publish(std::vector<ReplicationEntry> entries) {
     backlog_.push_back(Pending{last_due_, std::move(entry)});
   }
   backlog_grew_.set();
+}
+
+void RedisServer::notify_expired(const std::vector<std::string>& keys) {
+  // A subscriber whose process died since it subscribed has lost its connection: it is gone.
+  std::erase_if(subscribers_, [this](const Subscriber& sub) {
+    const sim::Node& n = node_by_id(sub.node);
+    return !n.up() || n.incarnation() != sub.incarnation;
+  });
+  for (const std::string& key : keys) {
+    for (const Subscriber& sub : subscribers_) {
+      world_.network().send(node_, node_by_id(sub.node), sub.port, ExpiredEvent{key, name()}, "expired " + key);
+    }
+  }
 }
 
 void RedisServer::feeder_loop() {
@@ -359,9 +389,12 @@ void RedisServer::expire_loop() {
     if (state_.role() != Role::primary) continue;
     std::vector<ReplicationEntry> expired = state_.active_expire(node_.local_now());
     if (expired.empty()) continue;
+    std::vector<std::string> keys;
     for (const ReplicationEntry& entry : expired) {
       world_.trace_at(&node_, "redis-expire", {{"key", entry.effect.key()}, {"entry", to_string(entry)}});
+      keys.push_back(entry.effect.key());
     }
+    notify_expired(keys);
     publish(std::move(expired));
   }
 }

@@ -68,6 +68,21 @@ struct SentinelHelloPublish {
   uint64_t config_epoch = 0;
   uint64_t current_epoch = 0;
 };
+// Keyspace notifications (`notify-keyspace-events Ex`): SUBSCRIBE __keyevent@0__:expired from a
+// client, whose events go to `port` on its node. Sent one way, and again whenever the client
+// likes (the same node and port subscribe once). Pub/Sub is fire and forget: an event goes to the
+// subscribers connected when it fires; one that is down or cut off then misses it, and a
+// subscription ends with the subscriber's process or this server's (their connection).
+inline constexpr const char* kCommandPort = "redis";
+struct SubscribeExpired {
+  std::string port;
+};
+// The event a subscriber gets: the key Redis deleted because it expired, by the active expire
+// cycle or on access (not when its TTL ran out, Redis's keyspace notification docs).
+struct ExpiredEvent {
+  std::string key;
+  std::string server;
+};
 struct ServerInfo {
   Role role = Role::primary;
   std::string primary;  // the node it replicates from; "" for a primary
@@ -136,6 +151,8 @@ class RedisServer {
   void cron_loop();
   void expire_loop();
   void publish(std::vector<ReplicationEntry> entries);
+  // Sends an expired event for each key to every subscriber still connected.
+  void notify_expired(const std::vector<std::string>& keys);
   void persist(const ReplicationEntry& entry);
   void reset_persistence();
   void request_sync();
@@ -153,6 +170,12 @@ class RedisServer {
 
   RedisState state_;
   std::vector<Removal> removals_;
+  struct Subscriber {
+    sim::NodeId node;
+    uint64_t incarnation = 0;  // the subscriber process's (its connection dies with it)
+    std::string port;
+  };
+  std::vector<Subscriber> subscribers_;
   // volatile replication state
   bool synced_ = false;
   std::map<sim::NodeId, ReplicaLink> links_;

@@ -276,11 +276,12 @@ std::string to_string(const ReplicationEntry& entry) {
 ApplyResult RedisState::apply(const Command& command, Instant local_now) {
   std::vector<ReplicationEntry> log;
   if (role_ == Role::replica && command.is_write()) {
-    return {Reply::error(kReadonlyError), {}};
+    return {Reply::error(kReadonlyError), {}, {}};
   }
+  expired_on_access_.clear();
   Reply reply = execute(command, to_ms(local_now), log);
   if (role_ == Role::replica && !log.empty()) fail("a replica produced replication entries");
-  return {std::move(reply), std::move(log)};
+  return {std::move(reply), std::move(log), std::move(expired_on_access_)};
 }
 
 std::vector<ReplicationEntry> RedisState::active_expire(Instant local_now) {
@@ -340,6 +341,7 @@ Entry* RedisState::lookup_for_write(const std::string& key, int64_t now_ms,
     // drop the key at the same point in the stream.
     erase_entry(it);
     append(Command::del(key), log);
+    expired_on_access_.push_back(key);
     return nullptr;
   }
   return &it->second;

@@ -227,6 +227,7 @@ std::string to_string(const ReplicationEntry& entry);
 struct ApplyResult {
   Reply reply;
   std::vector<ReplicationEntry> replicated;
+  std::vector<std::string> expired;  // keys the command found expired and deleted (on access)
 };
 
 enum class Role { primary, replica };
@@ -300,6 +301,7 @@ class RedisState {
   void set_expiry(const std::string& key, Entry& entry, Instant at);
 
   std::map<std::string, Entry> keys_;
+  std::vector<std::string> expired_on_access_;  // filled during one apply(), then handed out
   // The keys with an expiry, by (expiry in ms, key): active expiry visits only the expired ones
   // instead of the whole key space (a sale's idempotency keys and orders are most of it).
   std::set<std::pair<int64_t, std::string>> deadlines_;

@@ -7,15 +7,18 @@
 // Every give-back of an order's unit, wherever it comes from, is `EVAL incr_once stock:{sku}
 // comp:{order} 1`: the marker and the increment in one script, so it applies once per order.
 // Cancel (the page's, when the payment window closes, and the order-timeout job's on every
-// node): one transaction `UPDATE orders SET status = 'cancelled' WHERE order_id = ... AND status
-// = 'pending'` (the state machine's guarded step: 0 rows, someone else cancelled it or it was
-// paid, nothing more to do) and `available = available + 1`, COMMIT, then the give-back.
-// The reconciler (every 500ms on every node) walks the reservation records in order. A record
-// older than 2s whose order is in the database: paid, dropped; cancelled or void, the give-back
-// again (a no-op unless the canceller died before it); pending, it waits. A record with no
-// order: the reconciler claims the order id with a 'void' row (the primary key fences the
-// purchase, should it still be running: its INSERT then fails and its give-back is the same
-// no-op), then gives the unit back.
+// node) is the article's state machine, pending -> cancelled -> compensated, each step guarded
+// by the status it leaves: one transaction `UPDATE orders SET status = 'cancelled' WHERE
+// order_id = ... AND status = 'pending'` (0 rows: someone else cancelled it or it was paid,
+// nothing more to do) and `available = available + 1`, COMMIT; then the give-back, and once
+// Redis answered it, `... SET status = 'compensated' WHERE ... AND status = 'cancelled'`.
+// The reconciler (every 500ms on every node) drives what a canceller left half done: an order
+// 'cancelled' for more than 2s gets its give-back (a no-op if it had applied) and becomes
+// 'compensated'. It also walks the reservation records in order. A record older than 2s whose
+// order is in the database is dropped (pending: it waits; void: given back first). A record
+// with no order: the reconciler claims the order id with a 'void' row (the primary key fences
+// the purchase, should it still be running: its INSERT then fails and its give-back is the
+// same no-op), then gives the unit back.
 // Expected verdict: HOLDS no_oversell, compensation_converges and no_vanished_stock under every
 // profile that leaves Redis its data (none, gc-pause, slow-rpc, app-crash, lost-replies): a
 // process that dies between the decrement and the order write leaves a record, and the unit
@@ -50,7 +53,9 @@ void cancel(JobContext& ctx, const db::OrderRow& order) {
   if (!conn->execute(db::IncrementStock{order.sku, 1}).ok()) return;
   if (!conn->commit().ok()) return;  // unknown: the reconciler finds it cancelled and gives back
   ctx.count("compensation.db");
-  give_back_to_redis(ctx, order.sku, order.order_id, GiveBack::once);
+  if (give_back_to_redis(ctx, order.sku, order.order_id, GiveBack::once)) {
+    conn->autocommit(db::UpdateOrderStatus{order.order_id, "compensated", "cancelled"});
+  }
 }
 
 int64_t number(const std::string& text) {
@@ -72,8 +77,8 @@ bool settle(JobContext& ctx, const std::string& sku, const std::string& record) 
   if (!found.result.order_rows.empty()) {
     const std::string& status = found.result.order_rows.front().status;
     if (status == "pending") return false;
-    if (status == "paid") return true;
-    return give_back_to_redis(ctx, sku, order, GiveBack::once);  // cancelled or void
+    if (status == "void") return give_back_to_redis(ctx, sku, order, GiveBack::once);
+    return true;  // paid; or cancelled, which the scan below finishes
   }
   const db::OrderRow tombstone{order, "void:" + order, sku, ctx.simulation().scenario().workload.activity, "void:" + order, "void"};
   db::DbCall claim = conn->autocommit(db::InsertOrder{tombstone});
@@ -82,10 +87,27 @@ bool settle(JobContext& ctx, const std::string& sku, const std::string& record) 
   return give_back_to_redis(ctx, sku, order, GiveBack::once);
 }
 
+// The compensation state machine's last step, driven from the database: an order cancelled
+// more than the grace time ago whose give-back was never confirmed (the canceller died, or Redis
+// did not answer it three times) is given back, once, and marked compensated.
+void finish_compensations(JobContext& ctx) {
+  std::optional<db::DbConnection> conn = ctx.db().acquire();
+  if (!conn) return;
+  const int64_t before = (ctx.app().local_now() - kGrace).ns();
+  db::DbCall cancelled = conn->autocommit(db::SelectOrdersByStatus{before, 10, "cancelled"});
+  if (!cancelled.ok()) return;
+  for (const db::OrderRow& row : cancelled.result.order_rows) {
+    if (!give_back_to_redis(ctx, row.sku, row.order_id, GiveBack::once)) return;
+    ctx.count("reconcile.compensated");
+    conn->autocommit(db::UpdateOrderStatus{row.order_id, "compensated", "cancelled"});
+  }
+}
+
 void reconcile(JobContext& ctx) {
   std::map<std::string, int64_t> next;  // per SKU, the first record not settled yet
   for (;;) {
     sim::sleep_for(Duration::ms(500));
+    finish_compensations(ctx);
     for (const std::string& sku : ctx.simulation().skus()) {
       auto last = ctx.redis().call(redis::Command::get("resv:" + sku));
       if (!last.ok() || last.value->kind() != redis::Reply::Kind::bulk) continue;
@@ -110,7 +132,7 @@ const Design redis_prededuct_reconciled_design{
     "holds no_oversell and compensation_converges where Redis keeps its data, app-crash included; violates no_oversell under failover",
     buy, {}, {"redis"},
     {redis_is_the_arbiter()},
-    Steps{.decrement = Steps::Decrement::relative, .takes_lock = false, .service_stock = true, .compensation = Steps::Compensation::guarded, .reconciles = true},
+    Steps{.decrement = Steps::Decrement::relative, .takes_lock = false, .service_stock = true, .compensation = Steps::Compensation::guarded, .give_back_once = true, .reconciles = true},
     {Job{"order-timeout", cancel_expired_orders}, Job{"reconciler", reconcile}},
     cancel};
 

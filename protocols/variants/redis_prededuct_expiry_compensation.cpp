@@ -1,0 +1,75 @@
+// redis_prededuct_expiry_compensation: an unpaid order is cancelled when its hold key expires in
+// Redis, and the expiry reaches the application as a keyspace notification.
+//
+// Design: stock in Redis; the purchase takes a unit (the Lua check-and-decrement), writes the
+// order as 'pending' (mirror decrement, INSERT, COMMIT), then sets `hold:{order}` with the
+// payment window as its TTL (`SET hold:o-r3-1 1 PX 1000`) and tells the buyer "sold". A buyer
+// who pays marks the order paid; its hold still expires, and is ignored then. Every app node
+// runs a listener subscribed to expired events (`notify-keyspace-events Ex`, SUBSCRIBE
+// __keyevent@0__:expired). On `hold:{order}` it cancels the order with a guarded step (`UPDATE
+// orders SET status = 'cancelled' WHERE order_id = ... AND status = 'pending'`, `available =
+// available + 1`, COMMIT) and then gives the unit back in Redis (`INCRBY`), once, since only
+// one listener gets past the guard. The payment page's countdown only shows the time left; it
+// sends nothing. No timeout job, no reconciliation: the expiry event is the only trigger.
+// Expected verdict: HOLDS while a listener is connected when each hold expires (without faults,
+// and under faults that leave one of the two listeners up: gc-pause, slow-rpc, app-crash).
+// VIOLATES compensation_converges where the events are lost: Pub/Sub is fire and forget, so a
+// failover that promotes a replica nobody has subscribed to yet, or a hold key lost with the
+// unreplicated writes, leaves orders pending for good and their units taken (and, as every
+// Redis-stock design, no_oversell under failover). With one app node (--apps 1), an app-crash
+// while holds expire loses their events too.
+#include "protocols/steps.h"
+
+namespace oversim::protocols {
+namespace {
+
+BuyResult buy(BuyContext& ctx) {
+  const BuyResult r = take_stock_and_write_pending_order(ctx, GiveBack::plain);
+  if (r != BuyResult::sold) return r;
+  const int64_t ttl_ms = ctx.workload().pay_window.count_ns() / 1'000'000;
+  auto hold = ctx.redis().call(redis::Command::set_px("hold:" + ctx.sold_order(), "1", std::max<int64_t>(1, ttl_ms)));
+  if (!hold.ok() || hold.value->is_error()) ctx.count("hold.not-set");  // nothing will cancel this order
+  return r;
+}
+
+// The page's countdown reaching zero: nothing to send, the hold's expiry cancels the order.
+void page_countdown(JobContext& ctx, const db::OrderRow&) { ctx.count("cancel.left-to-expiry"); }
+
+void on_hold_expired(JobContext& ctx, const std::string& key) {
+  const std::string order = key.substr(std::string("hold:").size());
+  std::optional<db::DbConnection> conn = ctx.db().acquire();
+  if (!conn) return;
+  db::DbCall found = conn->autocommit(db::SelectOrderById{order});
+  if (!found.ok() || found.result.order_rows.empty()) return;
+  const std::string sku = found.result.order_rows.front().sku;
+  ctx.world().reach("before_compensate");
+  conn->begin();
+  db::DbCall flip = conn->execute(db::UpdateOrderStatus{order, "cancelled", "pending"});
+  if (!flip.ok()) return;
+  if (flip.result.rows_affected == 0) {
+    conn->rollback();
+    ctx.count("compensation.not-pending");
+    return;
+  }
+  if (!conn->execute(db::IncrementStock{sku, 1}).ok()) return;
+  if (!conn->commit().ok()) return;
+  ctx.count("compensation.db");
+  give_back_to_redis(ctx, sku, order, GiveBack::plain);
+}
+
+void listener(JobContext& ctx) { listen_for_expired(ctx, "hold:", on_hold_expired); }
+
+}  // namespace
+
+extern const Design redis_prededuct_expiry_compensation_design;
+const Design redis_prededuct_expiry_compensation_design{
+    "redis_prededuct_expiry_compensation",
+    "stock in Redis, orders pending payment with a hold key whose TTL is the window; a keyspace-notification listener cancels and gives back",
+    "holds while a listener hears each expiry; violates compensation_converges when events are lost (failover: fire and forget)",
+    buy, {}, {"redis"},
+    {redis_is_the_arbiter()},
+    Steps{.decrement = Steps::Decrement::relative, .takes_lock = false, .service_stock = true, .compensation = Steps::Compensation::guarded},
+    {Job{"expiry-listener", listener}},
+    page_countdown};
+
+}  // namespace oversim::protocols
