@@ -342,7 +342,7 @@ got=$(json_of "$tmpjson" '[.verdict.kind, .verdict.holds, .verdict.exit_status, 
 if [ "$got" != "unfired false 6 true 3 0 3 1" ]; then echo "FAIL: check --json of a plan that never fired: '$got'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 # compare: a cell whose faults never happened says so where '.' would read as "missed"; a report, so 0.
 row=$("$oversim" compare --variants redis_lock_conditional --buyers 2 --stock 2 --faults 'on 9th before_commit crash here' --seeds 2 2>/dev/null); status=$?
-cells=$(printf '%s\n' "$row" | awk '$2 == "plan" {print $12, $13}')
+cells=$(printf '%s\n' "$row" | awk '$2 == "plan" {print $14, $15}')
 if [ "$status" != 0 ] || [ "$cells" != "unfired unfired" ] || ! printf '%s\n' "$row" | grep -q '(unfired: in 2 of 2 runs a planned fault never happened, first seed 1; 0 of 2 planned faults happened)'; then
   echo "FAIL: compare of a plan that never fired (exit $status): insale/hit '$cells': $row"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 # A profile draws a plan per seed; a later fault whose trigger point an earlier one removed is
@@ -395,8 +395,8 @@ expect 2 "'all' is a list of profiles" run --variant redis_lock_conditional --fa
 expect 2 "combination 'gc-pause+gc-pause': 'gc-pause+gc-pause' names gc-pause twice" check --variant redis_lock_conditional --faults gc-pause+gc-pause
 expect 2 "combination 'none+gc-pause': 'none' does not combine" compare --faults none+gc-pause
 # compare's columns: the lock's coverage by default ('-' without a lock service), any property by name.
-# Columns 10-13: expired, contend, insale (the fault struck while units remained), hit.
-row=$("$oversim" compare --variants db_conditional_update,redis_lock_conditional --faults gc-pause --seeds 2 2>/dev/null | awk '$2 == "gc-pause" {print $1, $10, $11, $12, $13}')
+# Columns 12-15: expired, contend, insale (the fault struck while units remained), hit.
+row=$("$oversim" compare --variants db_conditional_update,redis_lock_conditional --faults gc-pause --seeds 2 2>/dev/null | awk '$2 == "gc-pause" {print $1, $12, $13, $14, $15}')
 if [ "$row" != "$(printf 'db_conditional_update - - 2 -\nredis_lock_conditional 2 2 2 2')" ]; then echo "FAIL: compare coverage columns: '$row'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 row=$("$oversim" compare --variants db_decrement_mysql57 --faults none --seeds 2 --properties no_oversell,check_constraint_fired 2>/dev/null | awk '$2 == "none" {print $3, $4}')
 if [ "$row" != "2 ." ]; then echo "FAIL: compare --properties no_oversell,check_constraint_fired on db_decrement_mysql57: '$row'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi

@@ -351,6 +351,7 @@ TEST(FaultPoints, AServiceOrLockPointIsRefusedExactlyWhenNoSaleOfTheDesignReache
       Scenario s;
       s.design = d->name;
       s.workload.redis_replicas = replicas;
+      s.workload.unpaid = sim::Ratio::always();  // a sale of a lifecycle design that cancels (before_compensate)
       const protocols::Probe probe = protocols::probe(s);
       for (const protocols::FaultPoint& p : protocols::fault_point_table()) {
         const auto it = probe.open_points.find(p.name);

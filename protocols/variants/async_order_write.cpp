@@ -9,8 +9,8 @@
 // process's memory, so the acknowledged orders in it die with it, and the stock they took never
 // comes back (undersell, and customers holding receipts for orders that do not exist). The
 // same under retries and chaos, where a writer that finds the pool exhausted drops its order.
-// VIOLATES progress wherever an order is dropped (app-crash, lost-replies, retries, chaos): the
-// unit it took is neither available nor sold, a vanished unit.
+// VIOLATES progress and no_vanished_stock wherever an order is dropped (app-crash, lost-replies,
+// retries, chaos): the unit it took is neither available nor sold, a vanished unit.
 #include "protocols/steps.h"
 #include "sim/sync.h"
 

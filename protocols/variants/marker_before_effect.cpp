@@ -8,7 +8,8 @@
 // goes to, finds the marker and skips.
 // Expected verdict: VIOLATES no_lost_order where an order's write fails after its marker (a
 // lost reply, a crash of the writer's node in the middle): the buyer was told "sold" and the
-// order never reaches the database; progress too (the unit left Redis and is in no order).
+// order never reaches the database; progress, no_vanished_stock and compensation_converges too
+// (the unit left Redis and is in no order).
 // Without faults every acknowledged order is written. Under gc-pause and slow-rpc the paused or
 // slowed writer usually finishes its own write when it wakes; a second stall that makes the
 // write fail loses the order too (the verdict table's swarm seeds). Under failover, as every

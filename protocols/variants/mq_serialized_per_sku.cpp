@@ -11,7 +11,8 @@
 // VIOLATES per_sku_serialization under gc-pause and slow-rpc (both last 1.1-2x
 // max.poll.interval for a queue design): the stalled consumer loses its partition; the member
 // it goes to takes up the same SKU's requests; the stalled one wakes and writes the stock it
-// computed before, putting back units the other sold (ledger_conservation). They sell again
+// computed before, putting back units the other sold (ledger_conservation), or taking away
+// units still unsold when its stale value is the lower one (no_vanished_stock). They sell again
 // when buyers still come (no_oversell, the verdict table's seed 69).
 // A buyer whose answer comes after --lock-wait is told busy and may have bought.
 #include "protocols/steps.h"

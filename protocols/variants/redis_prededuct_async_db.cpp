@@ -13,7 +13,8 @@
 // Expected verdict: VIOLATES no_oversell under failover, as redis_prededuct_sync_db: a decrement
 // the primary acknowledged and never shipped is lost when Sentinel promotes the replica, and the
 // unit sells again. VIOLATES progress under app-crash: a process that dies between the
-// decrement and the send takes the unit with it (taken in Redis, never ordered: undersell).
+// decrement and the send takes the unit with it (taken in Redis, never ordered: undersell;
+// no_vanished_stock and compensation_converges too, Redis holding a unit fewer than the database).
 // HOLDS no_lost_order and no_duplicate_order under a consumer stalled past max.poll.interval
 // (gc-pause): the record goes to another member and is written once, the primary key turning
 // the late writer away.

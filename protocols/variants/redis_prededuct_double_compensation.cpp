@@ -10,14 +10,16 @@
 // `available = available + 1` in one transaction, then `INCRBY stock:{sku} 1` in Redis. The
 // read and the update are two statements with no status condition on the update: check, then
 // act.
-// Expected verdict: VIOLATES compensation_converges (and ledger_conservation) without any fault:
-// two cancellers that both read 'pending' before either wrote give the same unit back twice (the
-// second UPDATE waits for the first's row lock, then overwrites 'cancelled' with 'cancelled').
-// Two timeout jobs that scan at the same tick race the same way (nothing elects one instance).
-// Under gc-pause a canceller paused between its read and its update makes it likelier. Redis
-// and the database then both hold one unit more than the sale has: with buyers still arriving
-// (--arrival poisson past the payment window), VIOLATES no_oversell, one order more than the
-// stock. As every Redis-stock design, VIOLATES no_oversell under failover.
+// Expected verdict: VIOLATES compensation_converges (and ledger_conservation) under gc-pause and
+// slow-rpc: a canceller paused or slowed between its read and its update lets the other one
+// cancel and give the unit back, then does both again (the second UPDATE waits for the first's
+// row lock, then overwrites 'cancelled' with 'cancelled'). Redis and the database then both
+// hold one unit more than the sale has; with buyers still arriving after the payment window
+// (--arrival poisson --poisson-mean 20ms --buyers 100 --stock 20) the page and the timeout job
+// race without any fault, and it VIOLATES no_oversell: one order more than the stock. With the
+// default burst the page's cancel comes first and the job finds the order cancelled: HOLDS
+// without faults. As every Redis-stock design without a reconciler, VIOLATES no_oversell under
+// failover, and no_vanished_stock where a purchase dies between the decrement and the order.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -45,7 +47,7 @@ extern const Design redis_prededuct_double_compensation_design;
 const Design redis_prededuct_double_compensation_design{
     "redis_prededuct_double_compensation",
     "stock in Redis, orders pending payment; the page's cancel and a timeout job on every node both check-then-cancel and give the unit back",
-    "violates compensation_converges without a fault (a unit given back twice), no_oversell once buyers come back; violates no_oversell under failover",
+    "violates compensation_converges under gc-pause and slow-rpc (a unit given back twice), no_oversell once buyers come back; violates no_oversell under failover",
     buy, {}, {"redis"},
     {redis_is_the_arbiter()},
     Steps{.decrement = Steps::Decrement::relative, .takes_lock = false, .service_stock = true, .compensation = Steps::Compensation::check_then_act},

@@ -12,12 +12,14 @@
 // one listener gets past the guard. The payment page's countdown only shows the time left; it
 // sends nothing. No timeout job, no reconciliation: the expiry event is the only trigger.
 // Expected verdict: HOLDS while a listener is connected when each hold expires (without faults,
-// and under faults that leave one of the two listeners up: gc-pause, slow-rpc, app-crash).
-// VIOLATES compensation_converges where the events are lost: Pub/Sub is fire and forget, so a
-// failover that promotes a replica nobody has subscribed to yet, or a hold key lost with the
-// unreplicated writes, leaves orders pending for good and their units taken (and, as every
-// Redis-stock design, no_oversell under failover). With one app node (--apps 1), an app-crash
-// while holds expire loses their events too.
+// and under gc-pause, slow-rpc, clock-drift: a paused listener's events wait in its connection).
+// VIOLATES compensation_converges where an expiry is never heard: under failover Pub/Sub's
+// fire and forget loses the events of a promoted replica nobody has subscribed to yet, and hold
+// keys are lost with the unreplicated writes (and, as every Redis-stock design, no_oversell);
+// under app-crash and lost-replies, a purchase that dies (or loses its SET's reply) after the
+// order's commit leaves an order no hold will ever cancel, and one that dies between the
+// decrement and the commit takes the unit with it (no_vanished_stock). With one app node
+// (--apps 1), a crash while a hold expires loses its event (the classics test).
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -65,7 +67,7 @@ extern const Design redis_prededuct_expiry_compensation_design;
 const Design redis_prededuct_expiry_compensation_design{
     "redis_prededuct_expiry_compensation",
     "stock in Redis, orders pending payment with a hold key whose TTL is the window; a keyspace-notification listener cancels and gives back",
-    "holds while a listener hears each expiry; violates compensation_converges when events are lost (failover: fire and forget)",
+    "holds while a listener hears each expiry; violates compensation_converges when an expiry goes unheard (failover, app-crash: fire and forget, a hold never set)",
     buy, {}, {"redis"},
     {redis_is_the_arbiter()},
     Steps{.decrement = Steps::Decrement::relative, .takes_lock = false, .service_stock = true, .compensation = Steps::Compensation::guarded},

@@ -20,11 +20,14 @@
 // the purchase, should it still be running: its INSERT then fails and its give-back is the
 // same no-op), then gives the unit back.
 // Expected verdict: HOLDS no_oversell, compensation_converges and no_vanished_stock under every
-// profile that leaves Redis its data (none, gc-pause, slow-rpc, app-crash, lost-replies): a
-// process that dies between the decrement and the order write leaves a record, and the unit
-// comes back within the grace time. VIOLATES no_oversell under failover (an unreplicated
-// decrement and its record are lost together, as in every Redis-stock design) and
-// no_duplicate_order under retries (no idempotency key on the purchase).
+// profile that leaves Redis its data (none, gc-pause, slow-rpc, clock-drift, app-crash,
+// lost-replies): a process that dies between the decrement and the order write leaves a record,
+// and the unit comes back within the grace time; a give-back Redis did not answer is driven to
+// completion from the database. VIOLATES no_oversell, compensation_converges and
+// no_vanished_stock under failover: an unreplicated decrement and its record are lost together
+// (the unit sells again), and so is a give-back Redis acknowledged before the crash (the order
+// is 'compensated', the unit gone). VIOLATES no_duplicate_order under retries (no idempotency
+// key on the purchase).
 #include <charconv>
 
 #include <fmt/format.h>
@@ -129,7 +132,7 @@ extern const Design redis_prededuct_reconciled_design;
 const Design redis_prededuct_reconciled_design{
     "redis_prededuct_reconciled",
     "stock in Redis with a reservation record per unit; cancels guarded by status, every give-back once per order, a reconciler voids orders never written",
-    "holds no_oversell and compensation_converges where Redis keeps its data, app-crash included; violates no_oversell under failover",
+    "holds no_oversell, compensation_converges and no_vanished_stock where Redis keeps its data, app-crash included; violates them under failover",
     buy, {}, {"redis"},
     {redis_is_the_arbiter()},
     Steps{.decrement = Steps::Decrement::relative, .takes_lock = false, .service_stock = true, .compensation = Steps::Compensation::guarded, .give_back_once = true, .reconciles = true},

@@ -13,7 +13,9 @@
 // HOLDS no_oversell under the faults that leave Redis's data alone (gc-pause, slow-rpc,
 // app-crash, lost-replies, retries): the Lua script is atomic, one decrement per unit.
 // VIOLATES progress where a decrement's outcome is lost (the unit is taken in Redis and never
-// sold: undersell) and no_duplicate_order under retries (nothing makes a repeat idempotent).
+// sold: undersell), and with it no_vanished_stock and compensation_converges (Redis holds a unit
+// fewer than the database; nothing reconciles them), and no_duplicate_order under retries
+// (nothing makes a repeat idempotent).
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
