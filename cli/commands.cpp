@@ -827,7 +827,9 @@ int compare_command(const CompareFlags& f) {
              seeds.count, coverage_legend(columns));
   size_t faults_width = 13;  // a combination (gc-pause+failover) may be longer
   for (const FaultsChoice& fc : faults) faults_width = std::max(faults_width, fc.label().size());
-  fmt::print("{:<30} {:<{}}", "variant", "faults", faults_width);
+  size_t name_width = 30;  // a design's name may be longer
+  for (const std::string& v : listed) name_width = std::max(name_width, v.size());
+  fmt::print("{:<{}} {:<{}}", "variant", name_width, "faults", faults_width);
   for (const Column& c : columns) fmt::print(" {:>{}}", c.label, c.width());
   fmt::print(" {:>6} {:>8} {:>9} {:>9} {:>8} {:>8}\n", "sold", "sellout", "orders/s", "p99", "msgs/buy", "wake/rel");
   std::fflush(stdout);  // the header before the first row's sweep
@@ -860,12 +862,12 @@ int compare_command(const CompareFlags& f) {
     const std::string& v = grid[cell].base.design;
     const size_t i = cell % faults.size();
     if (auto why = refused.find(v); why != refused.end()) {
-      fmt::print("{:<30} {:<{}} does not apply: {}\n", v, faults[i].label(), faults_width, why->second);
+      fmt::print("{:<{}} {:<{}} does not apply: {}\n", v, name_width, faults[i].label(), faults_width, why->second);
       skipped_cell(v, faults[i], why->second);
       return;
     }
     reject_invalid(sw, faults[i].label());
-    fmt::print("{:<30} {:<{}}", v, faults[i].label(), faults_width);
+    fmt::print("{:<{}} {:<{}}", v, name_width, faults[i].label(), faults_width);
     if (sw.inapplicable) {
       // Not an empty row that reads as "holds": the design has nothing this profile strikes.
       fmt::print(" does not apply: {}\n", *sw.inapplicable);

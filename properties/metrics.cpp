@@ -84,8 +84,10 @@ SaleMetrics metrics_of(const protocols::Simulation& s) {
   m.lock_waits = h.lock_waits;
   m.deductions = db.deductions_applied() + db.deductions_refused();
   m.deductions_refused = db.deductions_refused();
-  std::map<std::string, int64_t> sold_by_sku;
-  for (const auto& [id, o] : orders) ++sold_by_sku[o.sku];
+  std::map<std::string, int64_t> sold_by_sku;  // orders that count as sold: not cancelled, not void
+  for (const auto& [id, o] : orders) {
+    if (o.status != "cancelled" && o.status != "compensated" && o.status != "void") ++sold_by_sku[o.sku];
+  }
   for (const std::string& sku : s.skus()) {
     const auto row = s.db().committed_stock(sku);
     const int64_t available = row ? row->available : 0;

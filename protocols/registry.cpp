@@ -24,9 +24,9 @@ namespace oversim::protocols {
   X(redis_prededuct_async_db)   \
   X(mq_serialized_per_sku)      \
   X(marker_before_effect)       \
-  X(redis_prededuct_double_compensation) \
-  X(redis_prededuct_reconciled) \
-  X(redis_prededuct_expiry_compensation) \
+  X(prededuct_double_compensation) \
+  X(prededuct_reconciled)       \
+  X(prededuct_expiry_compensation) \
   X(redlock_read_modify_write)  \
   X(redlock_no_validity_check)  \
   X(redlock_conditional)        \

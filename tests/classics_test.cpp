@@ -386,10 +386,10 @@ TEST(Classics, AProcessedMarkerWrittenBeforeTheEffectLosesTheOrderWhoseWriteFail
   EXPECT_EQ(keyed.orders, 1);
 }
 
-// oversim run --variant redis_prededuct_double_compensation --seed 7 --buyers 3 --stock 1 --apps 2
+// oversim run --variant prededuct_double_compensation --seed 7 --buyers 3 --stock 1 --apps 2
 //   --unpaid 1/1 --arrival poisson --poisson-mean 1s --faults 'on before_compensate pause here for 500ms'
 TEST(Classics, ATimeoutJobAndTheCancelBothGiveTheUnitBackAndItSellsTwice) {
-  Scenario s = scenario("redis_prededuct_double_compensation", 7, "on before_compensate pause here for 500ms", 3, 1, 2);
+  Scenario s = scenario("prededuct_double_compensation", 7, "on before_compensate pause here for 500ms", 3, 1, 2);
   s.workload.unpaid = sim::Ratio::always();
   s.workload.arrival = protocols::Arrival::poisson;
   s.workload.poisson_mean = sim::Duration::s(1);
@@ -408,18 +408,18 @@ TEST(Classics, ATimeoutJobAndTheCancelBothGiveTheUnitBackAndItSellsTwice) {
   // The same pause on the design whose cancel is guarded by the status and whose give-back is
   // once per order: the second canceller's UPDATE matches nothing; one unit comes back.
   Scenario guarded = s;
-  guarded.design = "redis_prededuct_reconciled";
+  guarded.design = "prededuct_reconciled";
   const RunResult g = properties::run_checked(guarded);
   EXPECT_FALSE(g.result("no_oversell").violated);
   EXPECT_FALSE(g.result("compensation_converges").violated);
   EXPECT_GE(g.counters.at("compensation.not-pending"), 1);
 }
 
-// oversim run --variant redis_prededuct_reconciled --seed 1 --buyers 2 --stock 1 --apps 2
+// oversim run --variant prededuct_reconciled --seed 1 --buyers 2 --stock 1 --apps 2
 //   --faults 'on after_stock_taken crash here; on after_stock_taken after 1s restart here'
 TEST(Classics, AReconcilerGivesBackTheUnitOfAPurchaseThatDiedBetweenRedisAndTheDatabase) {
   const char* plan = "on after_stock_taken crash here; on after_stock_taken after 1s restart here";
-  const RunResult r = properties::run_checked(scenario("redis_prededuct_reconciled", 1, plan, 2, 1, 2));
+  const RunResult r = properties::run_checked(scenario("prededuct_reconciled", 1, plan, 2, 1, 2));
   // app-1 took the unit in Redis (decr_and_reserve left resv:sku1:1) and died before writing the
   // order. Two seconds on, a reconciler found the record with no order, claimed o-r1-1 with a
   // 'void' row (the other node's claim hit the primary key) and gave the unit back once.
@@ -438,10 +438,10 @@ TEST(Classics, AReconcilerGivesBackTheUnitOfAPurchaseThatDiedBetweenRedisAndTheD
   EXPECT_EQ(plain.result("compensation_converges").violation->witness, "sku1: Redis holds 0 unit(s), the database 1: a gap of -1 after quiescence");
 }
 
-// oversim run --variant redis_prededuct_expiry_compensation --seed 1 --buyers 1 --stock 1 --apps 1
+// oversim run --variant prededuct_expiry_compensation --seed 1 --buyers 1 --stock 1 --apps 1
 //   --unpaid 1/1 --faults 'at 1s crash app-1; at 1500ms restart app-1'
 TEST(Classics, AnExpiryEventPublishedWhileTheListenerIsDownIsLostForGood) {
-  Scenario s = scenario("redis_prededuct_expiry_compensation", 1, "at 1s crash app-1; at 1500ms restart app-1", 1, 1, 1);
+  Scenario s = scenario("prededuct_expiry_compensation", 1, "at 1s crash app-1; at 1500ms restart app-1", 1, 1, 1);
   s.workload.unpaid = sim::Ratio::always();
   const RunResult r = properties::run_checked(s);
   // hold:o-r1-1 expired at 1.1s (the active expire cycle), while the only listener's process was

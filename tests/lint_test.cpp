@@ -111,12 +111,12 @@ TEST(Lint, CompensationAndReconciliationAreAnsweredFromTheDeclarationAndBackedBy
   EXPECT_EQ(lint_of("db_conditional_update", "compensate").level, LintLevel::na);
   EXPECT_EQ(lint_of("db_conditional_update", "reconcile").level, LintLevel::na);
   EXPECT_EQ(lint_of("redis_prededuct_sync_db", "compensate").level, LintLevel::na);
-  const LintItem twice = lint_of("redis_prededuct_double_compensation", "compensate");
+  const LintItem twice = lint_of("prededuct_double_compensation", "compensate");
   const LintItem lost = lint_of("redis_prededuct_sync_db", "reconcile");
   EXPECT_EQ(twice.level, LintLevel::fail);
   EXPECT_EQ(lost.level, LintLevel::fail);
-  const LintItem once = lint_of("redis_prededuct_reconciled", "compensate");
-  const LintItem found = lint_of("redis_prededuct_reconciled", "reconcile");
+  const LintItem once = lint_of("prededuct_reconciled", "compensate");
+  const LintItem found = lint_of("prededuct_reconciled", "reconcile");
   EXPECT_EQ(once.level, LintLevel::ok);
   EXPECT_EQ(found.level, LintLevel::ok);
   auto violated_in = [](const char* design, const LintItem& it, uint64_t seeds) {
@@ -130,10 +130,10 @@ TEST(Lint, CompensationAndReconciliationAreAnsweredFromTheDeclarationAndBackedBy
     }
     return uint64_t{0};
   };
-  EXPECT_NE(violated_in("redis_prededuct_double_compensation", twice, 20), 0u) << twice.property << " under " << twice.profile;
+  EXPECT_NE(violated_in("prededuct_double_compensation", twice, 20), 0u) << twice.property << " under " << twice.profile;
   EXPECT_NE(violated_in("redis_prededuct_sync_db", lost, 20), 0u) << lost.property << " under " << lost.profile;
-  EXPECT_EQ(violated_in("redis_prededuct_reconciled", once, 100), 0u) << once.property << " under " << once.profile;
-  EXPECT_EQ(violated_in("redis_prededuct_reconciled", found, 100), 0u) << found.property << " under " << found.profile;
+  EXPECT_EQ(violated_in("prededuct_reconciled", once, 100), 0u) << once.property << " under " << once.profile;
+  EXPECT_EQ(violated_in("prededuct_reconciled", found, 100), 0u) << found.property << " under " << found.profile;
 }
 
 TEST(Lint, PassesTheArticlesRecipeAtItsOwnDefaults) {

@@ -1,4 +1,4 @@
-// redis_prededuct_double_compensation: an unpaid order is cancelled by its page and by the
+// prededuct_double_compensation: an unpaid order is cancelled by its page and by the
 // timeout job, and both give its unit back.
 //
 // Design: stock in Redis (`stock:{sku}`), the Lua check-and-decrement decides; the purchase then
@@ -43,9 +43,9 @@ void cancel(JobContext& ctx, const db::OrderRow& order) {
 
 }  // namespace
 
-extern const Design redis_prededuct_double_compensation_design;
-const Design redis_prededuct_double_compensation_design{
-    "redis_prededuct_double_compensation",
+extern const Design prededuct_double_compensation_design;
+const Design prededuct_double_compensation_design{
+    "prededuct_double_compensation",
     "stock in Redis, orders pending payment; the page's cancel and a timeout job on every node both check-then-cancel and give the unit back",
     "violates compensation_converges under gc-pause and slow-rpc (a unit given back twice), no_oversell once buyers come back; violates no_oversell under failover",
     buy, {}, {"redis"},

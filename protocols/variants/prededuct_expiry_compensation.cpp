@@ -1,4 +1,4 @@
-// redis_prededuct_expiry_compensation: an unpaid order is cancelled when its hold key expires in
+// prededuct_expiry_compensation: an unpaid order is cancelled when its hold key expires in
 // Redis, and the expiry reaches the application as a keyspace notification.
 //
 // Design: stock in Redis; the purchase takes a unit (the Lua check-and-decrement), writes the
@@ -63,9 +63,9 @@ void listener(JobContext& ctx) { listen_for_expired(ctx, "hold:", on_hold_expire
 
 }  // namespace
 
-extern const Design redis_prededuct_expiry_compensation_design;
-const Design redis_prededuct_expiry_compensation_design{
-    "redis_prededuct_expiry_compensation",
+extern const Design prededuct_expiry_compensation_design;
+const Design prededuct_expiry_compensation_design{
+    "prededuct_expiry_compensation",
     "stock in Redis, orders pending payment with a hold key whose TTL is the window; a keyspace-notification listener cancels and gives back",
     "holds while a listener hears each expiry; violates compensation_converges when an expiry goes unheard (failover, app-crash: fire and forget, a hold never set)",
     buy, {}, {"redis"},

@@ -1,4 +1,4 @@
-// redis_prededuct_reconciled: the article's ledger layer done right: idempotent compensation
+// prededuct_reconciled: the article's ledger layer done right: idempotent compensation
 // driven by the order's state, and a reconciler that finds units taken for orders never written.
 //
 // Design: stock in Redis; the purchase takes a unit with `decr_and_reserve`, which also leaves a
@@ -128,9 +128,9 @@ void reconcile(JobContext& ctx) {
 
 }  // namespace
 
-extern const Design redis_prededuct_reconciled_design;
-const Design redis_prededuct_reconciled_design{
-    "redis_prededuct_reconciled",
+extern const Design prededuct_reconciled_design;
+const Design prededuct_reconciled_design{
+    "prededuct_reconciled",
     "stock in Redis with a reservation record per unit; cancels guarded by status, every give-back once per order, a reconciler voids orders never written",
     "holds no_oversell, compensation_converges and no_vanished_stock where Redis keeps its data, app-crash included; violates them under failover",
     buy, {}, {"redis"},
