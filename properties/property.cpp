@@ -359,6 +359,19 @@ std::optional<std::string> no_vanished_stock(const Simulation& s) {
   return std::nullopt;
 }
 
+// After quiescence: every write a Redis primary acknowledged to a client is in the history of
+// the data clients reach now. The earliest one that is not, with how many more.
+std::optional<std::string> no_lost_ack_write(const Simulation& s) {
+  std::vector<protocols::LostWrite> lost;
+  for (const auto& service : s.services()) service->lost_writes(lost);
+  if (lost.empty()) return std::nullopt;
+  const auto first = std::min_element(lost.begin(), lost.end(), [](const protocols::LostWrite& a, const protocols::LostWrite& b) {
+    return std::tie(a.at, a.step) < std::tie(b.at, b.step);
+  });
+  return fmt::format("a write of {} that {} acknowledged to {} at {} is gone: {}{}", first->key, first->server, first->from, instant_text(first->at), first->why,
+                     lost.size() > 1 ? fmt::format(" (and {} more acknowledged writes)", lost.size() - 1) : "");
+}
+
 std::optional<std::string> no_lost_order(const Simulation& s) {
   const auto orders = s.db().committed_orders();
   for (const auto& ack : s.history().acks) {
@@ -601,6 +614,10 @@ const std::vector<Property>& catalogue() {
        nullptr, first_foreign_unlock},
       {"no_lost_update", Kind::always, Category::mechanism,
        "no committed read-then-write overwrote a stock change made after its read (a lost update)", no_lost_update},
+      {"no_lost_ack_write", Kind::eventually, Category::mechanism,
+       "every write a Redis primary acknowledged to a client is in the history of the primary at the end (a failover to a replica that lacked it, "
+       "a split brain's old primary resynced, or a restart without persistence loses it)",
+       no_lost_ack_write},
       {"per_sku_serialization", Kind::always, Category::mechanism,
        "at most one consumer works on a SKU's queue records at a time (a consumer stalled past max.poll.interval and the member its partition went "
        "to overlap)",

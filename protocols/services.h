@@ -49,6 +49,18 @@ struct LockRemoval {
   uint64_t step = 0;
 };
 
+// A write a server acknowledged to a client that the service's data no longer has in its history
+// (no_lost_ack_write): a failover promoted a replica that never got it, a split brain's old
+// primary took it and was then resynced, or a restart without persistence dropped it.
+struct LostWrite {
+  std::string key;
+  std::string server;  // the server that acknowledged it
+  std::string from;    // the client's node
+  Instant at;          // when it was acknowledged (true time)
+  uint64_t step = 0;
+  std::string why;     // "redis-2, the primary now, has redis-1:1 only to offset 11 (this was 12)"
+};
+
 // How hard one node of a lock service was pushed over a run, from the model's own count: the
 // requests that reached it in its busiest whole second, against the most it serves in a second
 // (one at a time, `service_time` each), and the longest a request waited in its queue before it
@@ -90,6 +102,9 @@ class Service {
   // newest Sentinel names), for the eventually-properties; nullopt when absent, or when the
   // service keeps no data.
   virtual std::optional<std::string> read(const std::string& /*key*/) const { return std::nullopt; }
+  // Every acknowledged write the service's data no longer has, in the order the servers
+  // acknowledged them (build order, then time); nothing for a service that does not track it.
+  virtual void lost_writes(std::vector<LostWrite>& /*out*/) const {}
   // Work the service still holds for the design's jobs (a queue's records no consumer group has
   // committed): the run is not quiet while there is some (Simulation::conductor).
   virtual bool pending_work() const { return false; }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "properties/checker.h"
+#include "protocols/profiles.h"
 #include "tests/small_sale.h"
 
 namespace oversim {
@@ -464,6 +465,40 @@ TEST(Classics, AnExpiryEventPublishedWhileTheListenerIsDownIsLostForGood) {
   EXPECT_FALSE(c.result("compensation_converges").violated);
   EXPECT_EQ(c.counters.at("expired.heard"), 1);
   EXPECT_EQ(c.metrics.cancelled, 1);
+}
+
+// no_lost_ack_write: a write Redis acknowledged survives only if the primary clients reach at the
+// end has it in its history (its lineage, as PSYNC2's replication ids).
+TEST(Classics, AWriteRedisAcknowledgedIsLostToAFailoverBeforeItsReplicaHadIt) {
+  // The failover profile crashes the primary right after it acknowledged a write its replica
+  // lacks: Sentinel promotes the replica, and the write is not in the new primary's history.
+  Scenario s;
+  s.design = "redis_prededuct_sync_db";
+  s.seed = 1;
+  s = protocols::apply_profile("failover", s);
+  const RunResult lost = properties::run_checked(s);
+  ASSERT_TRUE(lost.result("failover_happened").reached);
+  ASSERT_TRUE(lost.result("no_lost_ack_write").violated);
+  const std::string& witness = lost.result("no_lost_ack_write").violation->witness;
+  EXPECT_EQ(witness.rfind("a write of stock:sku1 that redis-1 acknowledged to app-", 0), 0u) << witness;
+  EXPECT_NE(witness.find("redis-2, the primary now, has"), std::string::npos) << witness;
+
+  // A failover after the replica caught up loses nothing: the promoted replica's history goes on
+  // from redis-1's.
+  const RunResult caught_up = properties::run_checked(scenario("redis_prededuct_sync_db", 1, "at 1s crash redis-1; at 4s restart redis-1", 20, 5, 2));
+  ASSERT_TRUE(caught_up.result("failover_happened").reached);
+  EXPECT_FALSE(caught_up.result("no_lost_ack_write").violated);
+
+  // Without a replica, a restart without persistence starts a new history; with appendfsync
+  // always it keeps every acknowledged write.
+  Scenario bare = scenario("redis_prededuct_sync_db", 1, "at 10ms crash redis-1; at 500ms restart redis-1", 20, 5, 2);
+  bare.workload.redis_replicas = 0;
+  const RunResult forgot = properties::run_checked(bare);
+  ASSERT_TRUE(forgot.result("no_lost_ack_write").violated);
+  EXPECT_NE(forgot.result("no_lost_ack_write").violation->witness.find("redis-1, the primary now, has no write of redis-1:1"), std::string::npos)
+      << forgot.result("no_lost_ack_write").violation->witness;
+  bare.workload.redis_persistence = protocols::RedisPersistence::always;
+  EXPECT_FALSE(properties::run_checked(bare).result("no_lost_ack_write").violated);
 }
 
 TEST(Classics, TheFirstFailureOfASweepReplaysBitForBitFromItsScenario) {

@@ -74,8 +74,15 @@ sim::Node& RedisServer::node_by_id(sim::NodeId id) const { return *world_.nodes(
 
 // ---- lifecycle ---------------------------------------------------------------------------------
 
+void RedisServer::start_lineage() {
+  const std::string id = fmt::format("{}:{}", name(), ++lineages_started_);
+  state_.start_lineage(id);
+  if (options_.persistence != Persistence::none) durable_.start_lineage(id);
+}
+
 void RedisServer::boot() {
   state_.set_role(replica_of_.empty() ? Role::primary : Role::replica);
+  if (replica_of_.empty() && state_.lineage().empty()) start_lineage();
   synced_ = false;
   world_.spawn(&node_, name() + "/serve", [this] { serve(); }, true);
   world_.spawn(&node_, name() + "/replication", [this] { replication_loop(); }, true);
@@ -112,6 +119,7 @@ void RedisServer::replica_of(const std::string& primary) {
     if (replica_of_.empty()) return;
     replica_of_.clear();
     state_.set_role(Role::primary);
+    start_lineage();
   } else {
     if (replica_of_ == primary && synced_) return;  // "OK Already connected to specified master"
     replica_of_ = primary;
@@ -182,6 +190,9 @@ void RedisServer::handle_command(const sim::Message& request, const Command& com
     }, true);
     return;
   }
+  if (primary && wrote && command.is_write() && !result.reply.is_error()) {
+    acked_.push_back(AckedWrite{command.key(), state_.lineage(), offset, node_by_id(request.from).name(), world_.now(), world_.steps()});
+  }
   reply(request, command, result.reply);
   // The fault point a failover profile aims at: the client has its answer, the replicas have
   // every earlier write but not this one (it reaches them after the replication lag). A crash
@@ -195,6 +206,9 @@ void RedisServer::wait_for_acks(sim::Message request, Command command, Reply r, 
     if (acks_changed_.wait(deadline, "WAIT replicas") == sim::WakeReason::timed_out) break;
   }
   const uint32_t acked = replicas_acked(offset);
+  if (acked >= options_.acks_required && !r.is_error()) {
+    acked_.push_back(AckedWrite{command.key(), state_.lineage(), offset, node_by_id(request.from).name(), world_.now(), world_.steps()});
+  }
   if (acked < options_.acks_required) {
     r = Reply::error(fmt::format("NOACK WAIT {} {}: {} replicas acknowledged offset {} (the write stays applied on {})",
                                  options_.acks_required, sim::format_duration(options_.acks_timeout), acked,

@@ -130,6 +130,19 @@ class RedisServer {
   };
   const std::vector<Removal>& removals() const { return removals_; }
 
+  // Every client write this server acknowledged as a primary (answered without an error), with
+  // where it sits in the data's history (RedisState::lineage) and whom it told: an observation
+  // log for no_lost_ack_write, kept across crashes.
+  struct AckedWrite {
+    std::string key;
+    std::string lineage;
+    uint64_t offset = 0;
+    std::string from;  // the client's node
+    Instant at;        // true time
+    uint64_t step = 0;
+  };
+  const std::vector<AckedWrite>& acked_writes() const { return acked_; }
+
  private:
   struct ReplicaLink {
     uint64_t sent_offset = 0;   // the last entry shipped
@@ -176,6 +189,11 @@ class RedisServer {
     std::string port;
   };
   std::vector<Subscriber> subscribers_;
+  std::vector<AckedWrite> acked_;
+  uint64_t lineages_started_ = 0;  // names this server's lineages: "redis-2:1", "redis-2:2", ...
+  // A primary whose data has no lineage yet (the first boot, a restart without persistence), or
+  // a promoted replica, starts one of its own (and so does its append-only file).
+  void start_lineage();
   // volatile replication state
   bool synced_ = false;
   std::map<sim::NodeId, ReplicaLink> links_;

@@ -616,6 +616,23 @@ void RedisState::apply_effect(const Command& effect) {
              effect.op);
 }
 
+void RedisState::start_lineage(std::string id) {
+  if (!lineage_.empty()) earlier_lineages_.emplace_back(lineage_, offset_);
+  lineage_ = std::move(id);
+}
+
+uint64_t RedisState::lineage_end(const std::string& lineage) const {
+  if (lineage.empty()) return 0;
+  if (lineage == lineage_) return offset_;
+  uint64_t end = 0;
+  for (const auto& [id, last] : earlier_lineages_) {
+    if (id == lineage) end = std::max(end, last);
+  }
+  return end;
+}
+
+bool RedisState::includes(const std::string& lineage, uint64_t offset) const { return offset <= lineage_end(lineage) && offset > 0; }
+
 void RedisState::replace_with(RedisState other) {
   Role role = role_;
   *this = std::move(other);

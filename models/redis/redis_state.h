@@ -267,6 +267,18 @@ class RedisState {
   // The last offset produced (primary) or applied (replica); 0 before any write.
   uint64_t replication_offset() const { return offset_; }
 
+  // The data set's history, as Redis's replication IDs (PSYNC2: master_replid and
+  // master_replid2 with second_repl_offset): the lineage the current offsets belong to, and the
+  // earlier lineages with the last offset of each that this data includes. A snapshot carries it,
+  // so a replica's full resync adopts its primary's history. "" before any primary named one.
+  const std::string& lineage() const { return lineage_; }
+  // A node that becomes a primary starts a lineage of its own: the current one ends at offset_.
+  void start_lineage(std::string id);
+  // Whether the write at `offset` of `lineage` is part of this data's history.
+  bool includes(const std::string& lineage, uint64_t offset) const;
+  // The last offset of `lineage` this data includes (0 when none).
+  uint64_t lineage_end(const std::string& lineage) const;
+
   // Persistence hooks. A snapshot is a full copy (an RDB); `replace_with` installs one, e.g. a
   // replica's full resync or a restart loading its RDB. The node keeps its own role.
   RedisState snapshot() const { return *this; }
@@ -307,6 +319,8 @@ class RedisState {
   std::set<std::pair<int64_t, std::string>> deadlines_;
   Role role_ = Role::primary;
   uint64_t offset_ = 0;
+  std::string lineage_;
+  std::vector<std::pair<std::string, uint64_t>> earlier_lineages_;  // (lineage, its last offset here)
 };
 
 // Redis's clock: a local reading floored to whole milliseconds (floored, not truncated toward

@@ -406,6 +406,34 @@ TEST(RedisScript, DecrAndReserveNumbersEveryUnitItTakes) {
   EXPECT_EQ(to_string(Command::incr_once("stock:sku1", "comp:o1", 1)), "EVAL incr_once stock:sku1 comp:o1 1");
 }
 
+// The data's history (PSYNC2's replication ids): a replica's full resync adopts its primary's
+// lineage; a promotion starts a new one that continues the offsets; a write past the offset the
+// promoted replica had of the old lineage is not in the new primary's history.
+TEST(RedisState, ALineageTellsWhichAcknowledgedWritesAPromotedReplicaHas) {
+  RedisState primary;
+  primary.start_lineage("redis-1:1");
+  ApplyResult first = primary.apply(Command::set("a", "1"), t0);
+  RedisState replica;
+  replica.set_role(Role::replica);
+  replica.replace_with(primary.snapshot());  // full resync at offset 1
+  ApplyResult second = primary.apply(Command::set("b", "2"), t0);  // never shipped
+  EXPECT_TRUE(replica.includes("redis-1:1", first.replicated.at(0).offset));
+  EXPECT_FALSE(replica.includes("redis-1:1", second.replicated.at(0).offset));
+  replica.set_role(Role::primary);
+  replica.start_lineage("redis-2:1");
+  ApplyResult third = replica.apply(Command::set("c", "3"), t0);
+  EXPECT_EQ(third.replicated.at(0).offset, 2u);  // offsets continue
+  EXPECT_TRUE(replica.includes("redis-2:1", 2));
+  EXPECT_FALSE(replica.includes("redis-1:1", 2));  // the same number, another history
+  EXPECT_EQ(replica.lineage_end("redis-1:1"), 1u);
+  EXPECT_EQ(replica.lineage_end("redis-9:1"), 0u);
+  // The old primary, resynced as a replica of the new one, adopts its history.
+  primary.set_role(Role::replica);
+  primary.replace_with(replica.snapshot());
+  EXPECT_FALSE(primary.includes("redis-1:1", second.replicated.at(0).offset));
+  EXPECT_EQ(primary.lineage(), "redis-2:1");
+}
+
 TEST(RedisScript, DecrIfAtLeastOnAbsentOrNonIntegerOrBadArguments) {
   RedisState redis;
   ApplyResult absent = redis.apply(Command::decr_if_at_least("stock", 1, 0), t0);

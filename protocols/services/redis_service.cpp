@@ -130,4 +130,26 @@ std::optional<std::string> RedisService::read(const std::string& key) const {
   return std::nullopt;
 }
 
+void RedisService::lost_writes(std::vector<LostWrite>& out) const {
+  // The history that counts: the data of the primary the newest Sentinel names (what clients
+  // reach now, and what every replica resyncs to).
+  const std::string primary = deployment_.primary_name();
+  const redis::RedisServer* now = nullptr;
+  for (size_t i = 0; i < deployment_.size(); ++i) {
+    if (deployment_.server(i).name() == primary) now = &deployment_.server(i);
+  }
+  if (now == nullptr) return;
+  const redis::RedisState& data = now->state();
+  for (size_t i = 0; i < deployment_.size(); ++i) {
+    const redis::RedisServer& s = deployment_.server(i);
+    for (const redis::RedisServer::AckedWrite& w : s.acked_writes()) {
+      if (data.includes(w.lineage, w.offset)) continue;
+      const uint64_t end = data.lineage_end(w.lineage);
+      std::string why = end == 0 ? fmt::format("{}, the primary now, has no write of {} (this was offset {})", primary, w.lineage, w.offset)
+                                 : fmt::format("{}, the primary now, has {} only to offset {} (this was {})", primary, w.lineage, end, w.offset);
+      out.push_back(LostWrite{w.key, s.name(), w.from, w.at, w.step, std::move(why)});
+    }
+  }
+}
+
 }  // namespace oversim::protocols

@@ -34,6 +34,7 @@ class RedisService : public Service {
     return true;
   }
   std::optional<std::string> read(const std::string& key) const override;
+  void lost_writes(std::vector<LostWrite>& out) const override;
   redis::RedisDeployment& deployment() { return deployment_; }
   const redis::RedisDeployment& deployment() const { return deployment_; }
 
