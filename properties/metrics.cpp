@@ -1,6 +1,7 @@
 #include "properties/metrics.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -27,6 +28,19 @@ std::vector<ToldWrong> told_wrong(const protocols::Simulation& s, const std::map
   return out;
 }
 
+bool counts_as_sold(const db::OrderRow& o) { return o.status != "cancelled" && o.status != "compensated" && o.status != "void"; }
+bool was_cancelled(const db::OrderRow& o) { return o.status == "cancelled" || o.status == "compensated"; }
+
+std::optional<int64_t> service_stock(const protocols::Simulation& s, const std::string& sku) {
+  if (!s.design().steps.service_stock || s.services().empty()) return std::nullopt;
+  const std::optional<std::string> text = s.services().front()->read("stock:" + sku);
+  if (!text) return 0;
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (ec != std::errc() || end != text->data() + text->size()) return 0;
+  return v;
+}
+
 SaleMetrics metrics_of(const protocols::Simulation& s) {
   const protocols::History& h = s.history();
   const protocols::Workload& w = s.scenario().workload;
@@ -37,7 +51,7 @@ SaleMetrics metrics_of(const protocols::Simulation& s) {
   m.sold = db.committed_order_count();
   if (s.lifecycle()) {
     for (const db::OrderRow* o : db.committed_order_rows()) {
-      if (o->status == "cancelled" || o->status == "compensated") ++m.cancelled;
+      if (was_cancelled(*o)) ++m.cancelled;
       if (o->status == "void") ++m.voided;
       if (o->status == "pending") ++m.pending_at_end;
     }
@@ -84,19 +98,15 @@ SaleMetrics metrics_of(const protocols::Simulation& s) {
   m.lock_waits = h.lock_waits;
   m.deductions = db.deductions_applied() + db.deductions_refused();
   m.deductions_refused = db.deductions_refused();
-  std::map<std::string, int64_t> sold_by_sku;  // orders that count as sold: not cancelled, not void
+  std::map<std::string, int64_t> sold_by_sku;
   for (const auto& [id, o] : orders) {
-    if (o.status != "cancelled" && o.status != "compensated" && o.status != "void") ++sold_by_sku[o.sku];
+    if (counts_as_sold(o)) ++sold_by_sku[o.sku];
   }
   for (const std::string& sku : s.skus()) {
     const auto row = s.db().committed_stock(sku);
     const int64_t available = row ? row->available : 0;
     m.ledger_difference += std::llabs(s.initial_stock(sku) - available - sold_by_sku[sku]);
-    if (s.design().steps.service_stock && !s.services().empty()) {
-      const std::optional<std::string> text = s.services().front()->read("stock:" + sku);
-      const int64_t in_service = text ? std::strtoll(text->c_str(), nullptr, 10) : 0;
-      m.stock_gap += std::llabs(in_service - available);
-    }
+    if (const std::optional<int64_t> in_service = service_stock(s, sku)) m.stock_gap += std::llabs(*in_service - available);
   }
   m.layers = s.design().steps.service_stock || s.lifecycle() || s.design().steps.writes_later ? 1 : 0;
   m.compensations = h.counter("compensation.db");

@@ -84,6 +84,16 @@ struct SaleMetrics {
 
 SaleMetrics metrics_of(const protocols::Simulation& s);
 
+// Orders that count as sold: every committed order but a cancelled one (its unit was given back;
+// 'compensated' once the design confirmed the give-back) and a reconciler's 'void' claim on an
+// order id (never sold). A pending order holds its unit.
+bool counts_as_sold(const db::OrderRow& o);
+bool was_cancelled(const db::OrderRow& o);  // 'cancelled' or 'compensated'
+// The stock the design keeps in its service (Steps::service_stock) for `sku` at the end, as a
+// client would read it; nullopt for a design that keeps it in the database only. A key the
+// service lost (a restart without persistence) holds nothing.
+std::optional<int64_t> service_stock(const protocols::Simulation& s, const std::string& sku);
+
 // The buyers that were told no (sold out, busy, an error) while an order is committed for them,
 // in the order they ended, each with that order: no_told_wrong's witnesses.
 struct ToldWrong {

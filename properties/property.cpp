@@ -1,7 +1,6 @@
 #include "properties/property.h"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <set>
 #include <string_view>
@@ -45,12 +44,7 @@ std::string instant_text(Instant t) {
   return at;
 }
 
-// Orders that count as sold: every committed order but a cancelled one (its unit was given back;
-// 'compensated' once the design confirmed the give-back) and a reconciler's 'void' claim on an
-// order id (never sold). A pending order holds its unit.
-bool counts_as_sold(const db::OrderRow& o) { return o.status != "cancelled" && o.status != "compensated" && o.status != "void"; }
-bool cancelled(const db::OrderRow& o) { return o.status == "cancelled" || o.status == "compensated"; }
-
+// Orders that count as sold (properties/metrics.h, counts_as_sold), by SKU.
 std::map<std::string, std::vector<const db::OrderRow*>> orders_by_sku(const std::map<std::string, db::OrderRow>& orders) {
   std::map<std::string, std::vector<const db::OrderRow*>> by;
   for (const auto& [id, o] : orders) {
@@ -266,19 +260,6 @@ std::optional<std::string> ledger_conservation(const Simulation& s) {
   return std::nullopt;
 }
 
-// The stock the design keeps in its service (Steps::service_stock) for `sku` at the end, as a
-// client would read it; nullopt for a design that keeps it in the database only. A key the
-// service lost (a restart without persistence) holds nothing.
-std::optional<int64_t> service_stock(const Simulation& s, const std::string& sku) {
-  if (!s.design().steps.service_stock || s.services().empty()) return std::nullopt;
-  const std::optional<std::string> text = s.services().front()->read("stock:" + sku);
-  if (!text) return 0;
-  int64_t v = 0;
-  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-  if (ec != std::errc() || end != text->data() + text->size()) return 0;
-  return v;
-}
-
 struct StockCount {
   int64_t initial = 0;
   int64_t available = 0;              // the database's committed row
@@ -307,7 +288,7 @@ std::map<std::string, StockCount> stock_counts(const Simulation& s) {
 std::optional<std::string> compensation_converges(const Simulation& s) {
   const int64_t compensations = s.history().counter("compensation.db");
   const std::vector<const db::OrderRow*> rows = s.db().committed_order_rows();
-  const auto cancelled_orders = static_cast<int64_t>(std::count_if(rows.begin(), rows.end(), [](const db::OrderRow* o) { return cancelled(*o); }));
+  const auto cancelled_orders = static_cast<int64_t>(std::count_if(rows.begin(), rows.end(), [](const db::OrderRow* o) { return was_cancelled(*o); }));
   // An order still pending once the run has quiesced (past its payment window and the 30 s the
   // conductor waits for pending orders): the cancel that should give its unit back never came.
   if (s.lifecycle() && s.history().quiesced()) {
@@ -320,9 +301,9 @@ std::optional<std::string> compensation_converges(const Simulation& s) {
                          stuck.size(), list_ids(stuck));
     }
   }
+  const std::string twice =
+      compensations > cancelled_orders ? fmt::format(" ({} compensations committed for {} cancelled orders)", compensations, cancelled_orders) : "";
   for (const auto& [sku, c] : stock_counts(s)) {
-    const std::string twice =
-        compensations > cancelled_orders ? fmt::format(" ({} compensations committed for {} cancelled orders)", compensations, cancelled_orders) : "";
     // A design that gives nothing back can hold a unit too many only by overselling (no_oversell's
     // finding); only its service's stock is compared with the database's.
     if (s.lifecycle() && c.available + c.sold > c.initial) {

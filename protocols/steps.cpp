@@ -263,8 +263,16 @@ void zk_release(BuyContext& ctx, const HeldLock& lock) {
   count_zk(ctx, before, h.lock->stats());
 }
 
-StockTake take_service_stock(BuyContext& ctx) {
-  auto take = ctx.redis().call(redis::Command::decr_if_at_least(ctx.stock_key(), 1, 0));
+namespace {
+std::string comp_marker(const std::string& order) { return "comp:" + order; }
+redis::Command give_back_command(const std::string& stock_key, GiveBack how, const std::string& order) {
+  return how == GiveBack::once ? redis::Command::incr_once(stock_key, comp_marker(order), 1) : redis::Command::incrby(stock_key, 1);
+}
+}  // namespace
+
+StockTake take_service_stock(BuyContext& ctx, const std::string& reservation) {
+  auto take = ctx.redis().call(reservation.empty() ? redis::Command::decr_if_at_least(ctx.stock_key(), 1, 0)
+                                                   : redis::Command::decr_and_reserve(ctx.stock_key(), "resv:" + ctx.sku, reservation));
   if (!take.ok()) return StockTake::unknown;
   if (take.value->is_error() || take.value->as_integer() < 0) return StockTake::sold_out;
   ctx.count("stock.taken");
@@ -272,10 +280,10 @@ StockTake take_service_stock(BuyContext& ctx) {
   return StockTake::taken;
 }
 
-void give_service_stock_back(BuyContext& ctx) {
+void give_service_stock_back(BuyContext& ctx, GiveBack how, const std::string& order) {
   if (ctx.world().current_fiber_cancelled()) return;  // a dead process sends nothing
   ctx.count("stock.given-back");
-  ctx.redis().call(redis::Command::incrby(ctx.stock_key(), 1));
+  ctx.redis().call(give_back_command(ctx.stock_key(), how, order));
 }
 
 Requirement redis_is_the_arbiter() {
@@ -358,30 +366,13 @@ void consume(JobContext& ctx, const std::string& group, bool (*handle)(JobContex
   }
 }
 
-namespace {
-std::string comp_marker(const std::string& order) { return "comp:" + order; }
-}  // namespace
-
 BuyResult take_stock_and_write_pending_order(BuyContext& ctx, GiveBack give_back) {
   const std::string order = ctx.new_order_id();
-  redis::Command take_cmd = give_back == GiveBack::once
-                                ? redis::Command::decr_and_reserve(ctx.stock_key(), "resv:" + ctx.sku,
-                                                                   fmt::format("{}|{}|{}|{}", order, ctx.user, ctx.request_id, ctx.app().local_now().ns()))
-                                : redis::Command::decr_if_at_least(ctx.stock_key(), 1, 0);
-  auto take = ctx.redis().call(take_cmd);
-  if (!take.ok()) return ctx.outcome(BuyResult::busy);  // it may have taken the unit: it stays taken
-  if (take.value->is_error() || take.value->as_integer() < 0) return ctx.outcome(BuyResult::sold_out);
-  ctx.count("stock.taken");
-  ctx.world().reach("after_stock_taken");
-  auto back = [&] {
-    if (ctx.world().current_fiber_cancelled()) return;  // a dead process sends nothing
-    ctx.count("stock.given-back");
-    if (give_back == GiveBack::once) {
-      ctx.redis().call(redis::Command::incr_once(ctx.stock_key(), comp_marker(order), 1));
-    } else {
-      ctx.redis().call(redis::Command::incrby(ctx.stock_key(), 1));
-    }
-  };
+  const StockTake take = take_service_stock(
+      ctx, give_back == GiveBack::once ? fmt::format("{}|{}|{}|{}", order, ctx.user, ctx.request_id, ctx.app().local_now().ns()) : std::string());
+  if (take == StockTake::unknown) return ctx.outcome(BuyResult::busy);  // it may have taken the unit: it stays taken
+  if (take == StockTake::sold_out) return ctx.outcome(BuyResult::sold_out);
+  auto back = [&] { give_service_stock_back(ctx, give_back, order); };
   std::optional<db::DbConnection> conn = ctx.db().acquire();
   if (!conn) {
     back();
@@ -410,9 +401,24 @@ BuyResult take_stock_and_write_pending_order(BuyContext& ctx, GiveBack give_back
   return ctx.sold(order);
 }
 
+Cancel cancel_pending_order(JobContext& ctx, db::DbConnection& conn, const std::string& order_id, const std::string& sku) {
+  ctx.world().reach("before_compensate");
+  conn.begin();
+  db::DbCall flip = conn.execute(db::UpdateOrderStatus{order_id, "cancelled", "pending"});
+  if (!flip.ok()) return Cancel::failed;
+  if (flip.result.rows_affected == 0) {
+    conn.rollback();
+    ctx.count("compensation.not-pending");
+    return Cancel::not_pending;
+  }
+  if (!conn.execute(db::IncrementStock{sku, 1}).ok()) return Cancel::failed;
+  if (!conn.commit().ok()) return Cancel::failed;
+  ctx.count("compensation.db");
+  return Cancel::cancelled;
+}
+
 bool give_back_to_redis(JobContext& ctx, const std::string& sku, const std::string& order, GiveBack how) {
-  const redis::Command cmd = how == GiveBack::once ? redis::Command::incr_once("stock:" + sku, comp_marker(order), 1)
-                                                   : redis::Command::incrby("stock:" + sku, 1);
+  const redis::Command cmd = give_back_command("stock:" + sku, how, order);
   for (int tries = 0; tries < 3; ++tries) {
     if (ctx.world().current_fiber_cancelled()) return false;
     auto r = ctx.redis().call(cmd);

@@ -75,14 +75,21 @@ bool zk_still_held(const HeldLock& lock);
 // Delete the lock node (Curator keeps retrying a lost delete in the background).
 void zk_release(BuyContext& ctx, const HeldLock& lock);
 
+// How a design gives a unit back to its Redis stock: a plain `INCRBY stock:{sku} 1`, which a
+// repeat applies again; or `EVAL incr_once stock:{sku} comp:{order} 1`, which applies once per
+// order however often it is sent.
+enum class GiveBack : uint8_t { plain, once };
+
 // Stock kept in Redis (Steps::service_stock): the Lua check-and-decrement of `stock:{sku}`
-// (`if GET - 1 >= 0 then DECRBY 1`). `taken` marks after_stock_taken (the decrement answered
-// OK: what a failover can lose); `unknown` means the call timed out and may have taken it.
+// (`if GET - 1 >= 0 then DECRBY 1`), or with a `reservation` `decr_and_reserve`, which also
+// leaves the numbered record `resv:{sku}:<n>` = reservation. `taken` marks after_stock_taken
+// (the decrement answered OK: what a failover can lose); `unknown` means the call timed out
+// and may have taken it.
 enum class StockTake : uint8_t { taken, sold_out, unknown };
-StockTake take_service_stock(BuyContext& ctx);
-// Gives one unit back (`INCRBY stock:{sku} 1`), once, without retrying: a lost INCRBY keeps the
-// unit taken, and nothing makes a repeat of it idempotent.
-void give_service_stock_back(BuyContext& ctx);
+StockTake take_service_stock(BuyContext& ctx, const std::string& reservation = "");
+// Gives one unit back, once, without retrying: a lost reply keeps the unit taken. GiveBack::once
+// needs the order whose unit it is.
+void give_service_stock_back(BuyContext& ctx, GiveBack how = GiveBack::plain, const std::string& order = "");
 
 // The Redis-stock designs' requirement: --check-constraint off, since Redis is the arbiter.
 Requirement redis_is_the_arbiter();
@@ -113,23 +120,27 @@ void consume(JobContext& ctx, const std::string& group, bool (*handle)(JobContex
 
 // ---- The order lifecycle (Design::cancel) ----
 
-// How a lifecycle design gives a unit back to its Redis stock: a plain `INCRBY stock:{sku} 1`,
-// which a repeat applies again; or `EVAL incr_once stock:{sku} comp:{order} 1`, which applies
-// once per order however often it is sent (and the purchase records each unit it takes, so a
-// reconciler can find one whose order was never written).
-enum class GiveBack : uint8_t { plain, once };
-
 // The lifecycle designs' purchase: take a unit of the Redis stock (Redis silent: busy; -1: sold
 // out), make the remote call, then one transaction: the mirror decrement, the order INSERT as
 // 'pending' stamped with this node's clock as it is inserted, COMMIT; "sold" once it committed. A purchase that
 // certainly failed after taking the unit gives it back (`give_back`); one whose outcome is
-// unknown keeps it. GiveBack::once takes the unit with `decr_and_reserve`, leaving the record
-// `resv:{sku}:<n>` = "order|user|request|taken_at" (this node's clock, ns).
+// unknown keeps it. GiveBack::once also records each unit it takes, so a reconciler can find one
+// whose order was never written: `resv:{sku}:<n>` = "order|user|request|taken_at" (this node's
+// clock, ns).
 BuyResult take_stock_and_write_pending_order(BuyContext& ctx, GiveBack give_back);
 // Gives the unit of `order` back to the Redis stock as `how` says, trying an unanswered call
 // twice more (a repeat of a plain INCRBY that had applied gives the unit back twice). True once
 // a call answered.
 bool give_back_to_redis(JobContext& ctx, const std::string& sku, const std::string& order, GiveBack how);
+
+// The order lifecycle's guarded state step, on `conn`: marks before_compensate, then one
+// transaction `UPDATE orders SET status = 'cancelled' WHERE order_id = ... AND status =
+// 'pending'` and `available = available + 1`, COMMIT. `cancelled` once it committed (counted
+// compensation.db); `not_pending` when someone else cancelled the order or it was paid (rolled
+// back, counted compensation.not-pending); `failed` when a call failed or went unanswered (the
+// commit may have applied: whoever finishes the compensation finds the order cancelled).
+enum class Cancel : uint8_t { cancelled, not_pending, failed };
+Cancel cancel_pending_order(JobContext& ctx, db::DbConnection& conn, const std::string& order_id, const std::string& sku);
 
 // A buyer's payment, halfway through the payment window: `UPDATE orders SET status = 'paid'
 // WHERE order_id = ... AND status = 'pending'` (autocommit), tried again every 100ms while the

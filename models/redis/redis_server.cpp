@@ -80,6 +80,11 @@ void RedisServer::start_lineage() {
   if (options_.persistence != Persistence::none) durable_.start_lineage(id);
 }
 
+void RedisServer::record_ack(const std::string& key, uint64_t offset, sim::NodeId from) {
+  if (lineages_.empty() || lineages_.back() != state_.lineage()) lineages_.push_back(state_.lineage());
+  acked_.push_back(AckedWrite{key, static_cast<uint32_t>(lineages_.size() - 1), offset, from, world_.now(), world_.steps()});
+}
+
 void RedisServer::boot() {
   state_.set_role(replica_of_.empty() ? Role::primary : Role::replica);
   if (replica_of_.empty() && state_.lineage().empty()) start_lineage();
@@ -190,9 +195,7 @@ void RedisServer::handle_command(const sim::Message& request, const Command& com
     }, true);
     return;
   }
-  if (primary && wrote && command.is_write() && !result.reply.is_error()) {
-    acked_.push_back(AckedWrite{command.key(), state_.lineage(), offset, node_by_id(request.from).name(), world_.now(), world_.steps()});
-  }
+  if (primary && wrote && command.is_write() && !result.reply.is_error()) record_ack(command.key(), offset, request.from);
   reply(request, command, result.reply);
   // The fault point a failover profile aims at: the client has its answer, the replicas have
   // every earlier write but not this one (it reaches them after the replication lag). A crash
@@ -206,9 +209,7 @@ void RedisServer::wait_for_acks(sim::Message request, Command command, Reply r, 
     if (acks_changed_.wait(deadline, "WAIT replicas") == sim::WakeReason::timed_out) break;
   }
   const uint32_t acked = replicas_acked(offset);
-  if (acked >= options_.acks_required && !r.is_error()) {
-    acked_.push_back(AckedWrite{command.key(), state_.lineage(), offset, node_by_id(request.from).name(), world_.now(), world_.steps()});
-  }
+  if (acked >= options_.acks_required && !r.is_error()) record_ack(command.key(), offset, request.from);
   if (acked < options_.acks_required) {
     r = Reply::error(fmt::format("NOACK WAIT {} {}: {} replicas acknowledged offset {} (the write stays applied on {})",
                                  options_.acks_required, sim::format_duration(options_.acks_timeout), acked,

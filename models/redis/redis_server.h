@@ -132,16 +132,19 @@ class RedisServer {
 
   // Every client write this server acknowledged as a primary (answered without an error), with
   // where it sits in the data's history (RedisState::lineage) and whom it told: an observation
-  // log for no_lost_ack_write, kept across crashes.
+  // log for no_lost_ack_write, kept across crashes. One per write a client made, so it stays
+  // small: the lineage is an index into lineages(), the client a node id (name_of).
   struct AckedWrite {
     std::string key;
-    std::string lineage;
+    uint32_t lineage = 0;  // lineages()[lineage]
     uint64_t offset = 0;
-    std::string from;  // the client's node
-    Instant at;        // true time
+    sim::NodeId from;      // the client's node
+    Instant at;            // true time
     uint64_t step = 0;
   };
   const std::vector<AckedWrite>& acked_writes() const { return acked_; }
+  const std::vector<std::string>& lineages() const { return lineages_; }
+  const std::string& name_of(sim::NodeId id) const { return node_by_id(id).name(); }
 
  private:
   struct ReplicaLink {
@@ -190,6 +193,8 @@ class RedisServer {
   };
   std::vector<Subscriber> subscribers_;
   std::vector<AckedWrite> acked_;
+  std::vector<std::string> lineages_;  // the lineages acked_ refers to, in the order first used
+  void record_ack(const std::string& key, uint64_t offset, sim::NodeId from);
   uint64_t lineages_started_ = 0;  // names this server's lineages: "redis-2:1", "redis-2:2", ...
   // A primary whose data has no lineage yet (the first boot, a restart without persistence), or
   // a promoted replica, starts one of its own (and so does its append-only file).

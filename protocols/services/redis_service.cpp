@@ -142,12 +142,16 @@ void RedisService::lost_writes(std::vector<LostWrite>& out) const {
   const redis::RedisState& data = now->state();
   for (size_t i = 0; i < deployment_.size(); ++i) {
     const redis::RedisServer& s = deployment_.server(i);
+    // How far the data has each lineage this server wrote in, looked up once per lineage.
+    std::vector<uint64_t> ends;
+    for (const std::string& lineage : s.lineages()) ends.push_back(data.lineage_end(lineage));
     for (const redis::RedisServer::AckedWrite& w : s.acked_writes()) {
-      if (data.includes(w.lineage, w.offset)) continue;
-      const uint64_t end = data.lineage_end(w.lineage);
-      std::string why = end == 0 ? fmt::format("{}, the primary now, has no write of {} (this was offset {})", primary, w.lineage, w.offset)
-                                 : fmt::format("{}, the primary now, has {} only to offset {} (this was {})", primary, w.lineage, end, w.offset);
-      out.push_back(LostWrite{w.key, s.name(), w.from, w.at, w.step, std::move(why)});
+      const uint64_t end = ends[w.lineage];
+      if (w.offset > 0 && w.offset <= end) continue;  // RedisState::includes
+      const std::string& lineage = s.lineages()[w.lineage];
+      std::string why = end == 0 ? fmt::format("{}, the primary now, has no write of {} (this was offset {})", primary, lineage, w.offset)
+                                 : fmt::format("{}, the primary now, has {} only to offset {} (this was {})", primary, lineage, end, w.offset);
+      out.push_back(LostWrite{w.key, s.name(), s.name_of(w.from), w.at, w.step, std::move(why)});
     }
   }
 }

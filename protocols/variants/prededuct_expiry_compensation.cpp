@@ -44,18 +44,7 @@ void on_hold_expired(JobContext& ctx, const std::string& key) {
   db::DbCall found = conn->autocommit(db::SelectOrderById{order});
   if (!found.ok() || found.result.order_rows.empty()) return;
   const std::string sku = found.result.order_rows.front().sku;
-  ctx.world().reach("before_compensate");
-  conn->begin();
-  db::DbCall flip = conn->execute(db::UpdateOrderStatus{order, "cancelled", "pending"});
-  if (!flip.ok()) return;
-  if (flip.result.rows_affected == 0) {
-    conn->rollback();
-    ctx.count("compensation.not-pending");
-    return;
-  }
-  if (!conn->execute(db::IncrementStock{sku, 1}).ok()) return;
-  if (!conn->commit().ok()) return;
-  ctx.count("compensation.db");
+  if (cancel_pending_order(ctx, *conn, order, sku) != Cancel::cancelled) return;
   give_back_to_redis(ctx, sku, order, GiveBack::plain);
 }
 

@@ -44,18 +44,8 @@ BuyResult buy(BuyContext& ctx) { return take_stock_and_write_pending_order(ctx, 
 void cancel(JobContext& ctx, const db::OrderRow& order) {
   std::optional<db::DbConnection> conn = ctx.db().acquire();
   if (!conn) return;
-  ctx.world().reach("before_compensate");
-  conn->begin();
-  db::DbCall flip = conn->execute(db::UpdateOrderStatus{order.order_id, "cancelled", "pending"});
-  if (!flip.ok()) return;
-  if (flip.result.rows_affected == 0) {
-    conn->rollback();
-    ctx.count("compensation.not-pending");
-    return;
-  }
-  if (!conn->execute(db::IncrementStock{order.sku, 1}).ok()) return;
-  if (!conn->commit().ok()) return;  // unknown: the reconciler finds it cancelled and gives back
-  ctx.count("compensation.db");
+  // Failed with the commit unanswered: the reconciler finds the order cancelled and gives back.
+  if (cancel_pending_order(ctx, *conn, order.order_id, order.sku) != Cancel::cancelled) return;
   if (give_back_to_redis(ctx, order.sku, order.order_id, GiveBack::once)) {
     conn->autocommit(db::UpdateOrderStatus{order.order_id, "compensated", "cancelled"});
   }
