@@ -258,7 +258,7 @@ std::string settings_line(const Scenario& s) {
       if (origin.empty() && sets != std::string::npos) origin = "set by " + n.substr(0, sets);
     }
     for (const protocols::Requirement& r : requirements) {
-      if (origin.empty() && r.flag == flag) origin = "required by " + s.design;
+      if (origin.empty() && r.flag == flag) origin = (r.user_may_change ? "the default of " : "required by ") + s.design;
     }
     if (flag == "--horizon" && origin.empty()) origin = "typed";
     out += fmt::format("{}{}{}", out.empty() ? "" : ", ", item, origin.empty() ? "" : " (" + origin + ")");
@@ -275,7 +275,9 @@ int list_command(const std::string& what) {
       for (const std::string& sv : d->services) services += (services.empty() ? "" : ", ") + sv;
       fmt::print("{:<30} {}\n{:<30} services: {}\n{:<30} expected: {}\n", d->name, d->summary, "", services.empty() ? "the database only" : services + ", the database", "",
                  d->expected);
-      for (const protocols::Requirement& r : d->requirements) fmt::print("{:<30} requires: {} {} ({})\n", "", r.flag, r.value, r.why);
+      for (const protocols::Requirement& r : d->requirements) {
+        fmt::print("{:<30} {}: {} {} ({})\n", "", r.user_may_change ? "defaults to" : "requires", r.flag, r.value, r.why);
+      }
     }
     return 0;
   }

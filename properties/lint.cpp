@@ -275,7 +275,7 @@ LintItem degrade(const Design& d) {
     return it;
   }
   if (!has_lock(d)) return {it.id, it.question, LintLevel::na, {"no lock service; the database is the only dependency"}, "", "", false};
-  if (d.steps.degrade) {
+  if (d.steps.degrade != Steps::Degrade::none) {
     it.level = LintLevel::ok;
     it.answers = {"yes"};
     return it;

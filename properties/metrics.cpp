@@ -111,6 +111,12 @@ SaleMetrics metrics_of(const protocols::Simulation& s) {
   m.layers = s.design().steps.service_stock || s.lifecycle() || s.design().steps.writes_later ? 1 : 0;
   m.compensations = h.counter("compensation.db");
   m.compensation_retries = h.counter("compensation.redis-retried");
+  m.traffic = s.scenario().workload.rate_limit > 0 || s.design().steps.degrade != protocols::Steps::Degrade::none ? 1 : 0;
+  m.shed_rate_limit = h.counter("shed.rate-limit");
+  m.shed_degrade = h.counter("shed.degrade");
+  m.breaker_opened = h.counter("breaker.opened");
+  m.lock_unanswered = h.counter("lock.unanswered");
+  m.let_through = h.counter("degrade.let-through");
   std::set<std::pair<std::string, uint64_t>> records;
   for (const protocols::Processing& p : h.processing) {
     if (!records.emplace(p.sku, p.offset).second) ++m.redelivered;
@@ -149,6 +155,12 @@ void SaleMetrics::merge(const SaleMetrics& o) {
   pending_at_end += o.pending_at_end;
   stock_gap += o.stock_gap;
   redelivered += o.redelivered;
+  traffic += o.traffic;
+  shed_rate_limit += o.shed_rate_limit;
+  shed_degrade += o.shed_degrade;
+  breaker_opened += o.breaker_opened;
+  lock_unanswered += o.lock_unanswered;
+  let_through += o.let_through;
 }
 
 double SaleMetrics::orders_per_s() const {

@@ -411,7 +411,7 @@ std::string probe_key(const Scenario& s) {
          "|" + settings_key(w) + format_distribution(remote_call_distribution(w)) + "|" + format_distribution(replication_distribution(w));
 }
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Workload) == 416, "Workload changed: add the new field to probe_key or to protocols/settings.cpp (then update this size)");
+static_assert(sizeof(Workload) == 424, "Workload changed: add the new field to probe_key or to protocols/settings.cpp (then update this size)");
 #endif
 
 // Probes are shared between the profiles of one seed (compare, hash and the verdict table run

@@ -27,6 +27,8 @@ namespace oversim::protocols {
   X(prededuct_double_compensation) \
   X(prededuct_reconciled)       \
   X(prededuct_expiry_compensation) \
+  X(token_bucket_degrade)       \
+  X(degrade_fail_open)          \
   X(redlock_read_modify_write)  \
   X(redlock_no_validity_check)  \
   X(redlock_conditional)        \

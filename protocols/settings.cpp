@@ -178,6 +178,11 @@ const std::vector<Setting>& settings() {
               }},
       OVERSIM_SPAN_SETTING("--pay-window", "Designs with an order lifecycle: how long an order waits for payment before it is cancelled, 1ms..1h "
                            "(a paying buyer pays halfway through it)", "pay window", pay_window, Duration::ms(1), kHour),
+      // The gateway's token bucket (every design).
+      OVERSIM_INT_SETTING("--rate-limit", "The gateway's token bucket: requests admitted per second, 0..1000000; a request over it is answered busy at once "
+                          "(429) and its buyer clicks again; 0 (the default): no limit", "rate limit", rate_limit, 0, 1'000'000),
+      OVERSIM_INT_SETTING("--rate-burst", "The token bucket's size: how many requests it admits at once after a quiet spell, 1..1000000 (default 10)",
+                          "rate burst", rate_burst, 1, 1'000'000),
       // Clients of the lock and of the database.
       in_service("redis", OVERSIM_SPAN_SETTING("--lock-retry", "tryLock polls the lock this often while it waits, 1us..1h", "lock poll", lock_retry, Duration::us(1), kHour)),
       // Link classes (the --latency model everywhere else).
@@ -244,6 +249,7 @@ Required apply_requirements(const Workload& w, const std::vector<Requirement>& r
       return r;
     }
     const bool was_typed = std::find(typed.begin(), typed.end(), q.flag) != typed.end();
+    if (was_typed && q.user_may_change) continue;
     if (was_typed && s->get(w) != q.value) {
       r.problem = fmt::format("{} {}: design '{}' requires {} {} ({})", q.flag, s->get(w), design, q.flag, q.value, q.why);
       r.contradicted = q;

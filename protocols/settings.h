@@ -28,7 +28,7 @@ struct Setting {
 };
 
 // The rows, in the order --help lists them; exactly kSettingCount of them.
-inline constexpr size_t kSettingCount = 24;
+inline constexpr size_t kSettingCount = 26;
 const std::vector<Setting>& settings();
 const Setting* find_setting(const std::string& flag);
 
@@ -45,10 +45,14 @@ struct Requirement {
   std::string flag;
   std::string value;
   std::string why;
+  // The design's own default for a setting the user may set (its token bucket's rate): applied
+  // unless the flag was typed, and a typed value is the sale's.
+  bool user_may_change = false;
 };
 
 // The workload with `requires` applied. A requirement whose flag the user typed with another
-// value is an error (a typed flag is never overridden): the message names both.
+// value is an error (a typed flag is never overridden): the message names both; unless the
+// requirement is only the design's default (user_may_change), when the typed value stands.
 struct Required {
   Workload workload;
   std::optional<std::string> problem;

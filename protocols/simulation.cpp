@@ -142,6 +142,14 @@ mq::MqClient& ServiceClients::mq(Simulation& sim, sim::Node& app) {
 }
 
 redis::RedisClient& BuyContext::redis() { return clients_.redis(sim_, app_); }
+CircuitBreaker& BuyContext::breaker() { return sim_.breaker(app_); }
+
+CircuitBreaker& Simulation::breaker(const sim::Node& app) {
+  for (size_t i = 0; i < apps_.size(); ++i) {
+    if (apps_[i] == &app) return breakers_.at(i);
+  }
+  throw std::logic_error("Simulation::breaker: " + app.name() + " is not an app node");
+}
 mq::MqClient& BuyContext::mq() { return clients_.mq(sim_, app_); }
 
 sim::World& JobContext::world() { return sim_.world(); }
@@ -366,6 +374,15 @@ Simulation::Simulation(const Scenario& scenario, const Design& design, std::uniq
     pc.rpc_timeout = std::max(Duration::s(5), w.db_lock_timeout + Duration::s(3));
     pools_.push_back(std::make_unique<db::DbPool>(*world_, *app, pc));
   }
+  // Each app node's circuit breaker, closed when it boots (in-process state), and the gateway's
+  // token bucket.
+  breakers_.assign(apps_.size(), CircuitBreaker{});
+  if (design_.steps.degrade != Steps::Degrade::none) {
+    for (size_t i = 0; i < apps_.size(); ++i) {
+      apps_[i]->add_boot([this, i](sim::Node&) { breakers_[i].reset(); });
+    }
+  }
+  gateway_bucket_ = TokenBucket(w.rate_limit, w.rate_burst);
   // The design's background jobs: on every app node, started again when the node restarts.
   for (const Job& job : design_.jobs) {
     for (size_t i = 0; i < apps_.size(); ++i) {
@@ -538,6 +555,9 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
     for (const sim::Node* a : apps_) app_nodes |= sim::Footprint::node(a->id()).nodes;
   }
   world_->spawn_in_group(nullptr, name, [=, this, running = std::make_shared<Running>(*this)] {
+    // Every buyer's gateway spends tokens of the one bucket: with a limit, its steps depend on
+    // every other buyer's (for the explorer's reduction).
+    if (gateway_bucket_.limited()) world_->current_fiber()->footprint = sim::Footprint::everything();
     sim::sleep_until(arrival);
     // One click: the gateway's attempt series for it, and the answer the buyer heard (nothing
     // when every attempt ended unknown or outlasted the gateway). `no_app`: the gateway answered
@@ -546,6 +566,12 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
     std::string sold_order;  // the order the buyer was told it bought
     auto click = [&](int first_attempt, const std::string& req) -> std::optional<BuyResult> {
       no_app = false;
+      // The token bucket answers a request over the rate busy at once (429): no app node sees
+      // it, and its gateway sends no retry.
+      if (!gateway_bucket_.admit(world_->now())) {
+        history_.count("shed.rate-limit");
+        return BuyResult::busy;
+      }
       auto gateway = std::make_shared<Gateway>();
       struct StopsListening {
         Gateway& g;

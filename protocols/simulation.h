@@ -23,6 +23,7 @@
 #include "protocols/history.h"
 #include "protocols/services.h"
 #include "protocols/settings.h"
+#include "protocols/traffic.h"
 #include "protocols/workload.h"
 #include "sim/fault_plan.h"
 #include "sim/sync.h"
@@ -79,7 +80,12 @@ struct Steps {
   bool renews_lease = false;        // a watchdog extends the lease while the work runs
   bool idempotency_key = false;     // a request id checked before the lock
   bool ledger = false;              // a ledger row per decrement, in the same transaction
-  bool degrade = false;             // a path for when the lock service is down
+  // What a purchase does when the lock service is unreachable (behind the app node's circuit
+  // breaker, protocols/traffic.h): nothing declared (every purchase waits out its tryLock and
+  // is busy); reject at once while the breaker is open (shed: the sale pauses, the database is
+  // not hit unguarded); or let the purchase through without the lock (fail open).
+  enum class Degrade : uint8_t { none, reject, let_through };
+  Degrade degrade = Degrade::none;
   // The design takes a lock on its lock service. False for a design that keeps only data there
   // (dedup keys, stock): profiles aimed at the lock then do not ask that a fault hit a held lock.
   bool takes_lock = true;
@@ -211,6 +217,9 @@ class BuyContext {
   mq::MqClient& mq();
   Simulation& simulation() { return sim_; }
   db::DbPool& db() { return db_; }
+  // The app node's circuit breaker in front of its lock service (Steps::degrade): in-process
+  // state, closed again when the node restarts.
+  CircuitBreaker& breaker();
 
   std::string lock_key() const { return "lock:stock:" + sku; }
   std::string idempotency_key() const { return "idem:" + request_id; }
@@ -311,6 +320,10 @@ class Simulation {
   const Design& design() const { return design_; }
   History& history() { return history_; }
   const History& history() const { return history_; }
+  // The circuit breaker of app node `app` (Steps::degrade), and the gateway's token bucket.
+  CircuitBreaker& breaker(const sim::Node& app);
+  const std::vector<CircuitBreaker>& breakers() const { return breakers_; }
+  const TokenBucket& gateway_bucket() const { return gateway_bucket_; }
   const db::DbServer& db() const { return *db_; }
   // The services the design declared, in its order.
   const std::vector<std::unique_ptr<Service>>& services() const { return services_; }
@@ -376,6 +389,8 @@ class Simulation {
   std::unique_ptr<db::DbServer> db_;
   std::vector<sim::Node*> apps_;
   std::vector<std::unique_ptr<db::DbPool>> pools_;
+  std::vector<CircuitBreaker> breakers_;  // one per app node, as apps_
+  TokenBucket gateway_bucket_;
   std::vector<std::string> skus_;
   std::vector<int> sku_of_;  // buyer index -> index into skus_ (drawn in run())
   History history_;

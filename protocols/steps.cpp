@@ -69,16 +69,19 @@ namespace {
 // not lines scattered over the buyer's stack pages.
 class TryLock {
  public:
-  TryLock(BuyContext& ctx, const std::string& key, Duration ttl)
+  // `fail_fast`: stop at the first request Redis did not answer (a client behind a circuit
+  // breaker reports the failure instead of polling a service that is down).
+  TryLock(BuyContext& ctx, const std::string& key, Duration ttl, bool fail_fast = false)
       : ctx_(ctx), history_(ctx.simulation().history()), world_(ctx.world()), client_(ctx.redis()), key_(key), ttl_(ttl),
         retry_(ctx.workload().lock_retry), token_(ctx.new_token()), give_up_(world_.now() + ctx.workload().lock_wait),
-        set_(redis::Command::set_nx_px(key, token_, ttl.count_ms())), detached_(world_) {}
+        set_(redis::Command::set_nx_px(key, token_, ttl.count_ms())), fail_fast_(fail_fast), detached_(world_) {}
   TryLock(const TryLock&) = delete;
   TryLock& operator=(const TryLock&) = delete;
   // Also when the buyer unwinds: what it learnt and counted is the buyer's.
   ~TryLock() {
     ctx_.redis() = client_;
     if (requests_ > 0) history_.count("lock.requests", requests_);
+    if (unanswered_ > 0) history_.count("lock.unanswered", unanswered_);
     if (tries_ > 1) history_.count("lock.contended", tries_ - 1);
     if (tries_ > 1) history_.count("lock.wakeups", tries_ - 1);  // a waiter polls: every poll wakes it to look
   }
@@ -89,24 +92,33 @@ class TryLock {
     if (!won_) return std::nullopt;
     return acquired(ctx_, key_, token_, ttl_);
   }
+  // No request of this acquisition got an answer from Redis.
+  bool never_answered() const { return !answered_; }
 
  private:
   void send_set() {
     ++tries_;
     ++requests_;
     client_.call_detached(detached_, set_, [this](sim::RpcResult<redis::Reply> set) {
+      heard(set.ok());
       if (set.ok() && set.value->kind() == redis::Reply::Kind::ok) return win();
       if (set.ambiguous()) maybe_ours_ = true;
-      if (!maybe_ours_) return after_try();
+      if (!maybe_ours_) return after_try(set.ok());
       // Our earlier SET may have landed and only the reply was lost.
       ++requests_;
       client_.call_detached(detached_, redis::Command::get(key_), [this](sim::RpcResult<redis::Reply> get) {
+        heard(get.ok());
         if (get.ok() && get.value->kind() == redis::Reply::Kind::bulk && get.value->as_bulk() == token_) return win();
-        after_try();
+        after_try(get.ok());
       });
     });
   }
-  void after_try() {
+  void heard(bool answer) {
+    if (answer) answered_ = true;
+    else ++unanswered_;
+  }
+  void after_try(bool answered) {
+    if (fail_fast_ && !answered) return detached_.finish();
     if (world_.now() + retry_ > give_up_) {
       history_.count("lock.gave-up");
       return detached_.finish();
@@ -128,9 +140,12 @@ class TryLock {
   const std::string token_;
   const Instant give_up_;
   const redis::Command set_;
+  const bool fail_fast_;
   sim::Detached detached_;  // last: destroyed first, so no continuation outlives what it uses
   int64_t tries_ = 0;
   int64_t requests_ = 0;
+  int64_t unanswered_ = 0;  // requests that got no answer (timed out, or the server was unreachable)
+  bool answered_ = false;
   bool maybe_ours_ = false;
   bool won_ = false;
 };
@@ -139,6 +154,30 @@ class TryLock {
 std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Duration ttl) {
   const AcquireRecord record(ctx);
   return std::make_unique<TryLock>(ctx, key, ttl)->run();
+}
+
+LockAttempt try_lock_with_breaker(BuyContext& ctx, const std::string& key, Duration ttl) {
+  CircuitBreaker& breaker = ctx.breaker();
+  if (!breaker.allow(ctx.world().now())) {
+    ctx.count("shed.degrade");
+    return {std::nullopt, LockAttempt::Outcome::breaker_open};
+  }
+  const AcquireRecord record(ctx);
+  auto attempt = std::make_unique<TryLock>(ctx, key, ttl, /*fail_fast=*/true);
+  std::optional<HeldLock> lock = attempt->run();
+  // A process that died while it waited reports nothing (its breaker is gone with it).
+  if (lock || !attempt->never_answered()) {
+    breaker.answered();
+    const LockAttempt::Outcome outcome = lock ? LockAttempt::Outcome::held : LockAttempt::Outcome::busy;
+    return {std::move(lock), outcome};
+  }
+  const auto was = breaker.state();
+  breaker.unanswered(ctx.world().now());
+  if (breaker.state() == CircuitBreaker::State::open && was != CircuitBreaker::State::open) {
+    ctx.count("breaker.opened");
+    ctx.note("breaker-open", {{"for", sim::format_duration(breaker.options().open_for)}});
+  }
+  return {std::nullopt, LockAttempt::Outcome::unreachable};
 }
 
 void unlock_compare(BuyContext& ctx, const HeldLock& lock) {

@@ -42,6 +42,19 @@ class Finally {
 // us; the poll repeats the same token, and a GET that returns it counts as acquired.
 std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Duration ttl);
 
+// tryLock behind the app node's circuit breaker (the degrade switch, Steps::degrade;
+// protocols/traffic.h): while the breaker is open nothing is sent (breaker_open, counted
+// `shed.degrade`); otherwise tryLock runs, but stops at the first request Redis does not answer
+// (unreachable), and the breaker hears whether Redis answered. What the purchase does without
+// the lock is the design's: reject, or go on unguarded.
+struct LockAttempt {
+  enum class Outcome : uint8_t { held, busy, unreachable, breaker_open };
+  std::optional<HeldLock> lock;
+  Outcome outcome = Outcome::busy;
+  bool lock_service_down() const { return outcome == Outcome::unreachable || outcome == Outcome::breaker_open; }
+};
+LockAttempt try_lock_with_breaker(BuyContext& ctx, const std::string& key, Duration ttl);
+
 // Release with a token compare (`EVAL del_if_equals key token`): never deletes another's lock.
 void unlock_compare(BuyContext& ctx, const HeldLock& lock);
 // Release with a plain `DEL key`: deletes whoever holds it now (the mis-release bug).

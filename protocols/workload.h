@@ -116,6 +116,11 @@ struct Workload {
   // the window. Designs without a lifecycle take payment with the order and draw nothing.
   Ratio unpaid = Ratio{1, 4};
   Duration pay_window = Duration::s(1);
+  // The gateway's token bucket (protocols/traffic.h): it admits `rate_limit` requests a second,
+  // up to `rate_burst` at once after a quiet spell, and answers the rest busy at once (HTTP
+  // 429), before any app node sees them; their buyers click again. 0: no limit (the default).
+  int rate_limit = 0;
+  int rate_burst = 10;
   // One-way latency of each message between an app node and the database, and between an app
   // node and the lock service's nodes (Redis and its Sentinel, the RedLock masters, the
   // ZooKeeper ensemble), in place of the --latency model on those links; nullopt: --latency.

@@ -181,7 +181,9 @@ nlohmann::json metrics_json(const properties::SaleMetrics& m) {
                           {"deductions", m.deductions}, {"deductions_refused", m.deductions_refused}, {"ledger_difference", m.ledger_difference}}},
           {"layers", {{"runs", m.layers}, {"stock_gap", m.stock_gap}, {"cancelled", m.cancelled}, {"compensations", m.compensations},
                       {"compensation_retries", m.compensation_retries}, {"voided", m.voided}, {"pending_at_end", m.pending_at_end},
-                      {"redelivered", m.redelivered}}}};
+                      {"redelivered", m.redelivered}}},
+          {"traffic", {{"runs", m.traffic}, {"shed_rate_limit", m.shed_rate_limit}, {"shed_degrade", m.shed_degrade}, {"breaker_opened", m.breaker_opened},
+                       {"lock_unanswered", m.lock_unanswered}, {"let_through", m.let_through}}}};
 }
 
 Interval wilson95(int64_t k, int64_t n) {

@@ -89,6 +89,11 @@ std::string metrics_text(const properties::SaleMetrics& m) {
                        "the reconciler {}, pending at the end {}; queue records redelivered {}\n",
                        m.stock_gap, m.cancelled, m.compensations, m.compensation_retries, m.voided, m.pending_at_end, m.redelivered);
   }
+  if (m.traffic > 0 || m.lock_unanswered > 0) {
+    out += fmt::format("traffic: requests shed by the rate limit {}, by the degrade switch {} (circuit breakers opened {} times); lock requests "
+                       "unanswered {}; purchases let through without the lock {}\n",
+                       m.shed_rate_limit, m.shed_degrade, m.breaker_opened, m.lock_unanswered, m.let_through);
+  }
   return out;
 }
 
