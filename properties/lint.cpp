@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "models/redis/redis_server.h"
+#include "protocols/traffic.h"
 
 namespace oversim::properties {
 
@@ -268,19 +269,40 @@ LintItem reconcile(const Design& d) {
   return it;
 }
 
-LintItem degrade(const Design& d) {
+LintItem degrade(const Design& d, const Workload& w) {
   LintItem it{"degrade", "is there a degrade path when the lock service fails", LintLevel::info, {}, "", "", false};
   if (keeps_data(d)) {
     it.answers = {"no lock, and no degrade path declared: with Redis down, what a purchase does is the design's own choice (this one's file says whether it fails open or closed)"};
     return it;
   }
   if (!has_lock(d)) return {it.id, it.question, LintLevel::na, {"no lock service; the database is the only dependency"}, "", "", false};
-  if (d.steps.degrade != Steps::Degrade::none) {
-    it.level = LintLevel::ok;
-    it.answers = {"yes"};
-    return it;
+  const protocols::CircuitBreaker::Options breaker;
+  const std::string opens = fmt::format("a circuit breaker on each app node opens after {} acquisitions in a row the lock service did not answer, for {}, "
+                                        "then lets one probe through",
+                                        breaker.failures_to_open, span(breaker.open_for));
+  switch (d.steps.degrade) {
+    case Steps::Degrade::reject:
+      it.level = LintLevel::ok;
+      it.answers = {fmt::format("yes: {}; while it is open a purchase is rejected at once (busy), so nothing reaches the database without the lock{}", opens,
+                                w.rate_limit > 0 ? fmt::format(", and the gateway's token bucket admits {} requests a second", w.rate_limit) : "")};
+      it.property = "no_oversell";
+      it.profile = "failover";
+      return it;
+    case Steps::Degrade::let_through:
+      it.level = LintLevel::fail;
+      it.answers = {fmt::format("no: it fails open: {}; while Redis does not answer, a purchase goes on without the lock, and its stock write is right only "
+                                "under the lock (the article: degrade to queueing or rate limiting, never let traffic through)",
+                                opens)};
+      it.property = "no_oversell";
+      it.profile = "failover";
+      return it;
+    case Steps::Degrade::none: break;
   }
-  it.answers = {"none declared: with the lock service down every purchase fails fast as busy (closed, so safe, but the sale stops)"};
+  it.answers = {fmt::format("none declared: with the lock service down each purchase waits for it until its acquire gives up (--lock-wait {}), then is busy: "
+                            "safe, but the sale stalls while it is down and the service gets every retry (for Redis, the `traffic:` line counts the "
+                            "requests left unanswered)",
+                            span(w.lock_wait))};
+  it.from_workload = true;
   return it;
 }
 
@@ -441,7 +463,7 @@ std::vector<LintItem> lint(const Design& design, const Workload& given) {
   const Workload workload = protocols::apply_requirements(given, design.requirements, {}, design.name).workload;
   return {lease(design, workload), failover(design, workload), release(design), decrement(design, workload),
           unique(design),          ledger(design),             compensate(design),          reconcile(design),
-          degrade(design),         capacity(design, workload), gateway(workload)};
+          degrade(design, workload), capacity(design, workload), gateway(workload)};
 }
 
 }  // namespace oversim::properties

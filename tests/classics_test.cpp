@@ -467,6 +467,56 @@ TEST(Classics, AnExpiryEventPublishedWhileTheListenerIsDownIsLostForGood) {
   EXPECT_EQ(c.metrics.cancelled, 1);
 }
 
+// The article's traffic layer: "when the lock service is down, degrade to queueing or rate
+// limiting, never let traffic through". Redis is only down here (standalone, crashed 1ms into the
+// default sale of 20 buyers for 5 units, back at 3s): no lock is lost and no replica takes over.
+// oversim run --variant <design> --seed 1 --redis-replicas 0 --faults 'at 1ms crash redis-1; at 3s restart redis-1'
+TEST(Classics, WithRedisDownTheBreakerShedsFailingOpenOversellsAndNoDegradeStallsTheSale) {
+  auto outage = [](const char* design) {
+    Scenario s;
+    s.design = design;
+    s.seed = 1;
+    s.workload.redis_replicas = 0;
+    s.typed = {"--redis-replicas"};
+    s.faults = sim::FaultPlan::parse("at 1ms crash redis-1; at 3s restart redis-1");
+    return properties::run_checked(s);
+  };
+  auto counter = [](const RunResult& r, const char* name) {
+    auto at = r.counters.find(name);
+    return at == r.counters.end() ? int64_t{0} : at->second;
+  };
+  // Rejects while its breaker is open: buyers hear busy at once and click again; once Redis is
+  // back a probe closes the breaker and the stock sells out, exactly.
+  const RunResult sheds = outage("token_bucket_degrade");
+  EXPECT_FALSE(sheds.result("no_oversell").violated);
+  EXPECT_FALSE(sheds.result("progress").violated);
+  EXPECT_EQ(sheds.metrics.sold, 5);
+  ASSERT_EQ(sheds.metrics.sell_out.size(), 1u);
+  EXPECT_GT(sheds.metrics.sell_out.front(), sim::Duration::s(3));
+  EXPECT_GT(counter(sheds, "shed.degrade"), 0);
+  EXPECT_GE(counter(sheds, "breaker.opened"), 2);  // each app node's own breaker
+  EXPECT_EQ(counter(sheds, "degrade.let-through"), 0);
+  EXPECT_GT(counter(sheds, "shed.rate-limit"), 0);  // 20 buyers at once, a bucket of 10
+
+  // Lets purchases through without the lock: every buyer's read-then-write runs at once.
+  const RunResult open = outage("degrade_fail_open");
+  ASSERT_TRUE(open.result("no_oversell").violated);
+  EXPECT_FALSE(open.result("lock_mutual_exclusion").violated);  // no lock failed: the degrade path did it
+  EXPECT_GT(counter(open, "degrade.let-through"), 0);
+  EXPECT_EQ(open.metrics.sold, 20);
+
+  // No degrade path: every purchase polls the dead primary until --lock-wait (2s) runs out,
+  // while the gateway stops waiting at 300ms; the buyers hear nothing and leave, units unsold.
+  const RunResult stalls = outage("redis_lock_conditional");
+  EXPECT_FALSE(stalls.result("no_oversell").violated);
+  ASSERT_TRUE(stalls.result("progress").violated);
+  EXPECT_NE(stalls.result("progress").violation->witness.find("units left unsold"), std::string::npos);
+  EXPECT_EQ(stalls.metrics.unanswered, 19);
+  // Bounded load: the breaker leaves a fraction of the requests unanswered that polling does.
+  EXPECT_LT(counter(sheds, "lock.unanswered") * 10, counter(stalls, "lock.unanswered"))
+      << counter(sheds, "lock.unanswered") << " vs " << counter(stalls, "lock.unanswered");
+}
+
 // no_lost_ack_write: a write Redis acknowledged survives only if the primary clients reach at the
 // end has it in its history (its lineage, as PSYNC2's replication ids).
 TEST(Classics, AWriteRedisAcknowledgedIsLostToAFailoverBeforeItsReplicaHadIt) {

@@ -136,6 +136,71 @@ TEST(Lint, CompensationAndReconciliationAreAnsweredFromTheDeclarationAndBackedBy
   EXPECT_EQ(violated_in("prededuct_reconciled", found, 100), 0u) << found.property << " under " << found.profile;
 }
 
+// The degrade item, answered from the declaration and backed by runs of every design that takes a
+// Redis lock, in a sale where Redis is only down (standalone, crashed 1ms in, back at 3s: no lock
+// is lost, no replica takes over): a design that rejects sheds and never oversells; one that
+// lets purchases through oversells; one with no degrade path neither sheds nor lets through, and
+// keeps asking the service that is down. And lint --prove's own run: failover, seed 1.
+TEST(Lint, TheDegradeAnswerIsBackedByARedisOutage) {
+  const protocols::Workload w;
+  auto lint_of = [&](const char* design) { return item(properties::lint(*protocols::find_design(design), w), "degrade"); };
+  const LintItem rejects = lint_of("token_bucket_degrade");
+  const LintItem open = lint_of("degrade_fail_open");
+  EXPECT_EQ(rejects.level, LintLevel::ok);
+  EXPECT_EQ(open.level, LintLevel::fail);
+  EXPECT_EQ(lint_of("redis_lock_conditional").level, LintLevel::info);
+  EXPECT_EQ(lint_of("db_conditional_update").level, LintLevel::na);
+  for (const auto& [design, it] : {std::pair{"token_bucket_degrade", rejects}, std::pair{"degrade_fail_open", open}}) {
+    EXPECT_EQ(it.property, "no_oversell");
+    EXPECT_EQ(it.profile, "failover");
+    protocols::Scenario s;
+    s.design = design;
+    s.keep_trace = false;
+    s = protocols::apply_profile(it.profile, s);
+    EXPECT_EQ(properties::run_checked(s).result(it.property).violated, it.level == LintLevel::fail) << s.design;
+  }
+
+  int declared = 0;
+  for (const protocols::Design* d : protocols::designs()) {
+    if (d->steps.degrade != Steps::Degrade::none) {
+      ++declared;
+      EXPECT_EQ(d->services, std::vector<std::string>{"redis"}) << d->name << ": the breaker guards a Redis lock";
+    }
+    if (d->services != std::vector<std::string>{"redis"} || !d->steps.takes_lock) continue;
+    SCOPED_TRACE(d->name);
+    protocols::Scenario s;
+    s.design = d->name;
+    s.keep_trace = false;
+    s.workload.redis_replicas = 0;
+    s.typed = {"--redis-replicas"};
+    s.faults = sim::FaultPlan::parse("at 1ms crash redis-1; at 3s restart redis-1");
+    const properties::RunResult r = properties::run_checked(s);
+    auto counter = [&](const char* name) {
+      auto at = r.counters.find(name);
+      return at == r.counters.end() ? int64_t{0} : at->second;
+    };
+    EXPECT_GT(counter("lock.unanswered"), 0) << "the outage was not felt";
+    switch (d->steps.degrade) {
+      case Steps::Degrade::reject:
+        EXPECT_GT(counter("shed.degrade"), 0);
+        EXPECT_EQ(counter("degrade.let-through"), 0);
+        EXPECT_FALSE(r.result("no_oversell").violated);
+        EXPECT_FALSE(r.result("progress").violated) << "it sheds while Redis is down and sells once it is back";
+        break;
+      case Steps::Degrade::let_through:
+        EXPECT_GT(counter("degrade.let-through"), 0);
+        EXPECT_TRUE(r.result("no_oversell").violated);
+        break;
+      case Steps::Degrade::none:
+        EXPECT_EQ(counter("shed.degrade") + counter("degrade.let-through"), 0);
+        // Each buyer polls the dead primary until --lock-wait runs out.
+        EXPECT_GT(counter("lock.unanswered"), 10 * w.buyers / 2);
+        break;
+    }
+  }
+  EXPECT_EQ(declared, 2);
+}
+
 TEST(Lint, PassesTheArticlesRecipeAtItsOwnDefaults) {
   for (const LintItem& it : properties::lint(*protocols::find_design("article_recipe"), protocols::Workload{})) {
     EXPECT_NE(it.level, LintLevel::fail) << it.id << ": " << fmt::format("{}", fmt::join(it.answers, " / "));
