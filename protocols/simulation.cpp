@@ -556,8 +556,8 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
   }
   world_->spawn_in_group(nullptr, name, [=, this, running = std::make_shared<Running>(*this)] {
     // Every buyer's gateway spends tokens of the one bucket: with a limit, its steps depend on
-    // every other buyer's (for the explorer's reduction).
-    if (gateway_bucket_.limited()) world_->current_fiber()->footprint = sim::Footprint::everything();
+    // every other buyer's gateway (for the explorer's reduction), as deliveries into one mailbox do.
+    if (gateway_bucket_.limited()) world_->current_fiber()->footprint.mailbox = sim::kSharedObject | 1;
     sim::sleep_until(arrival);
     // One click: the gateway's attempt series for it, and the answer the buyer heard (nothing
     // when every attempt ended unknown or outlasted the gateway). `no_app`: the gateway answered

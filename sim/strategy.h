@@ -47,6 +47,8 @@ struct Footprint {
   // each other (their order is the queue's order), but not on what its consumer does meanwhile:
   // a push and a receive commute (the receiver gets the same message at the same instant either
   // way). A delivery that wakes a waiting receiver also carries that receiver's footprint.
+  // Ids from kSharedObject up name an object fibers of different groups share outside any node
+  // (the gateway's token bucket): options that touch it depend on each other the same way.
   uint64_t mailbox = 0;
   bool global = true;
   // A fiber spawned before the run started that has not yet run: its first step only sets up
@@ -60,6 +62,8 @@ struct Footprint {
   }
 };
 bool dependent(const Footprint& a, const Footprint& b);
+// Mailbox ids are (node id << 20) | n; ids with this bit set are free for shared objects.
+inline constexpr uint64_t kSharedObject = uint64_t{1} << 63;
 
 class Strategy {
  public:

@@ -109,7 +109,7 @@ TEST(Explore, EveryDesignAtTwoBuyersAgreesWithTheGcPauseColumnOfTheVerdictTable)
       {"db_optimistic_version", false},  {"db_decrement_checked", false},         {"db_decrement_mysql57", true},
       {"redis_lock_read_modify_write", true}, {"redis_lock_plain_del", true},
       {"redis_lock_conditional", false}, {"redis_lock_watchdog", true},    {"redis_fenced", false},
-      {"redis_fenced_stale_read", true}, {"async_order_write", false},     {"setnx_dedup_only", false}, {"redis_prededuct_sync_db", false}, {"redis_prededuct_async_db", false}, {"marker_before_effect", false}, {"prededuct_double_compensation", false}, {"prededuct_reconciled", false}, {"prededuct_expiry_compensation", false}, {"mq_serialized_per_sku", false /* its gc-pause cell is V at 20 buyers: a stale write puts back units later buyers buy; at two buyers nobody is left to buy them */}, {"article_recipe", false},
+      {"redis_fenced_stale_read", true}, {"async_order_write", false},     {"setnx_dedup_only", false}, {"redis_prededuct_sync_db", false}, {"redis_prededuct_async_db", false}, {"marker_before_effect", false}, {"prededuct_double_compensation", false}, {"prededuct_reconciled", false}, {"prededuct_expiry_compensation", false}, {"token_bucket_degrade", false}, {"degrade_fail_open", true}, {"mq_serialized_per_sku", false /* its gc-pause cell is V at 20 buyers: a stale write puts back units later buyers buy; at two buyers nobody is left to buy them */}, {"article_recipe", false},
       {"redlock_read_modify_write", true}, {"redlock_no_validity_check", true}, {"redlock_conditional", false},
       {"zk_lock_read_modify_write", true}, {"zk_lock_stops_on_lost", true}, {"zk_lock_conditional", false},
       {"zk_lock_fenced", false},         {"zk_herd_lock", false}};

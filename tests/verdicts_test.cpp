@@ -390,7 +390,7 @@ const Row kTable[] = {
     {"degrade_fail_open", "app-crash", H, H, H, H, H, H, H, H, H, H, H, "reached: sold_out lock_contended"},
     {"degrade_fail_open", "lost-replies", H, H, H, H, H, V, H, H, H, H, H, "reached: sold_out lock_contended"},
     {"degrade_fail_open", "retries", H, V, H, H, H, V, H, H, H, H, H, "because: #retry.gateway; reached: sold_out lock_contended #retry.gateway"},
-    {"degrade_fail_open", "chaos", V, V, H, H, V, V, H, V, H, H, H, "because: no_lost_update; reached: sold_out lock_contended"},
+    {"degrade_fail_open", "chaos", V, V, H, V, V, V, H, V, H, H, H, "because: no_lost_update; reached: sold_out lock_contended; seeds: 105"},
     {"redlock_read_modify_write", "none", H, H, H, H, H, H, H, H, H, H, H, "reached: sold_out lock_contended"},
     {"redlock_read_modify_write", "gc-pause", V, H, H, H, V, V, H, V, H, H, H, "because: no_lost_update lock_mutual_exclusion lease_expired_while_held; reached: sold_out lock_contended"},
     {"redlock_read_modify_write", "failover", H, H, H, H, H, H, H, H, H, H, H, "n/a"},

@@ -10,7 +10,8 @@
 // buyer's app node is cut off from Redis) and lock-restart; tests/classics_test.cpp pins a Redis
 // that is only down, with no lock lost, where redis_lock_read_modify_write stays safe and this
 // design oversells. Also violates it where any read-then-write under a lease does (gc-pause,
-// clock-jump, slow-rpc), and no_duplicate_order under retries and chaos.
+// clock-jump, slow-rpc), no_duplicate_order under retries and chaos, and no_told_wrong under
+// chaos (a gateway retry after a lost reply finds the stock its own first attempt took).
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
