@@ -108,6 +108,7 @@ SaleMetrics metrics_of(const protocols::Simulation& s) {
     m.ledger_difference += std::llabs(s.initial_stock(sku) - available - sold_by_sku[sku]);
     if (const std::optional<int64_t> in_service = service_stock(s, sku)) m.stock_gap += std::llabs(*in_service - available);
   }
+  m.stock_gap_max = std::max(h.stock_gap_max, m.stock_gap);
   m.layers = s.design().steps.service_stock || s.lifecycle() || s.design().steps.writes_later ? 1 : 0;
   m.compensations = h.counter("compensation.db");
   m.compensation_retries = h.counter("compensation.redis-retried");
@@ -154,6 +155,7 @@ void SaleMetrics::merge(const SaleMetrics& o) {
   voided += o.voided;
   pending_at_end += o.pending_at_end;
   stock_gap += o.stock_gap;
+  stock_gap_max = std::max(stock_gap_max, o.stock_gap_max);
   redelivered += o.redelivered;
   traffic += o.traffic;
   shed_rate_limit += o.shed_rate_limit;

@@ -73,6 +73,9 @@ struct SaleMetrics {
   int64_t voided = 0;
   int64_t pending_at_end = 0;
   int64_t stock_gap = 0;
+  // The same gap over time: the largest seen at any database commit during a run (History::
+  // stock_gap_max), the largest over the runs.
+  int64_t stock_gap_max = 0;
   int64_t redelivered = 0;
 
   // The traffic layer (runs with a rate limit at the gateway or a design with a degrade path,

@@ -3,8 +3,10 @@
 #include "protocols/points.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 
@@ -484,6 +486,22 @@ void Simulation::note_commit() {
     if (history_.first_sale_at == Instant::max()) history_.first_sale_at = world_->now();
     history_.last_sale_at = world_->now();
     orders_seen_ = orders;
+  }
+  // The Redis-database gap over time, sampled at every commit (the service's stock read as a
+  // client would, without touching it).
+  if (design_.steps.service_stock && !services_.empty()) {
+    int64_t gap = 0;
+    for (const std::string& sku : skus_) {
+      const std::optional<std::string> text = services_.front()->read("stock:" + sku);
+      int64_t in_service = 0;
+      if (text) std::from_chars(text->data(), text->data() + text->size(), in_service);
+      const auto row = db_->committed_stock(sku);
+      gap += std::llabs(in_service - (row ? row->available : 0));
+    }
+    if (gap > history_.stock_gap_max) {
+      history_.stock_gap_max = gap;
+      history_.stock_gap_max_at = world_->now();
+    }
   }
   // Without an order lifecycle nothing gives units back: once every SKU is out, it stays out.
   if (!lifecycle() && out_count_ == skus_.size()) return;

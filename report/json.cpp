@@ -179,7 +179,7 @@ nlohmann::json metrics_json(const properties::SaleMetrics& m) {
            }()},
           {"monitoring", {{"lock_acquires", m.lock_acquires}, {"lock_gave_up", m.lock_gave_up}, {"lock_wait_p99_ns", ns(properties::quantile(m.lock_waits, 990))},
                           {"deductions", m.deductions}, {"deductions_refused", m.deductions_refused}, {"ledger_difference", m.ledger_difference}}},
-          {"layers", {{"runs", m.layers}, {"stock_gap", m.stock_gap}, {"cancelled", m.cancelled}, {"compensations", m.compensations},
+          {"layers", {{"runs", m.layers}, {"stock_gap", m.stock_gap}, {"stock_gap_max", m.stock_gap_max}, {"cancelled", m.cancelled}, {"compensations", m.compensations},
                       {"compensation_retries", m.compensation_retries}, {"voided", m.voided}, {"pending_at_end", m.pending_at_end},
                       {"redelivered", m.redelivered}}},
           {"traffic", {{"runs", m.traffic}, {"shed_rate_limit", m.shed_rate_limit}, {"shed_degrade", m.shed_degrade}, {"breaker_opened", m.breaker_opened},
