@@ -298,10 +298,11 @@ LintItem degrade(const Design& d, const Workload& w) {
       return it;
     case Steps::Degrade::none: break;
   }
-  it.answers = {fmt::format("none declared: with the lock service down each purchase waits for it until its acquire gives up (--lock-wait {}), then is busy: "
-                            "safe, but the sale stalls while it is down and the service gets every retry (for Redis, the `traffic:` line counts the "
-                            "requests left unanswered)",
-                            span(w.lock_wait))};
+  const std::string waits = w.lock_wait > sim::Duration::zero() ? fmt::format("until its acquire gives up (--lock-wait {})", span(w.lock_wait))
+                                                                   : std::string("for its request to time out (--lock-wait 0: one try)");
+  it.answers = {fmt::format("none declared: with the lock service down each purchase waits {}, then is busy: safe, but the sale stalls while it is "
+                            "down and the service gets every retry (for Redis, the `traffic:` line counts the requests left unanswered)",
+                            waits)};
   it.from_workload = true;
   return it;
 }

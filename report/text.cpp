@@ -89,10 +89,12 @@ std::string metrics_text(const properties::SaleMetrics& m) {
                        "again {}), voided by the reconciler {}, pending at the end {}; queue records redelivered {}\n",
                        m.stock_gap, m.stock_gap_max, m.cancelled, m.compensations, m.compensation_retries, m.voided, m.pending_at_end, m.redelivered);
   }
-  if (m.traffic > 0 || m.lock_unanswered > 0) {
+  if (m.traffic > 0) {
     out += fmt::format("traffic: requests shed by the rate limit {}, by the degrade switch {} (circuit breakers opened {} times); lock requests "
                        "unanswered {}; purchases let through without the lock {}\n",
                        m.shed_rate_limit, m.shed_degrade, m.breaker_opened, m.lock_unanswered, m.let_through);
+  } else if (m.lock_unanswered > 0) {
+    out += fmt::format("traffic: lock requests unanswered {} (no rate limit, no degrade path)\n", m.lock_unanswered);
   }
   return out;
 }
