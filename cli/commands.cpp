@@ -81,9 +81,9 @@ nlohmann::json verdict_json(properties::VerdictKind kind, const char* search) { 
 // The checklist's warnings for a design (run, check): what `oversim lint` would fail or warn
 // about, on stderr, before the run. The answers that depend on the sale's numbers in full, one
 // line per reason; the design's own in one line.
-void warn_lint(const protocols::Design& design, const protocols::Workload& w) {
+void warn_lint(const protocols::Design& design, const protocols::Workload& w, const std::vector<std::string>& typed) {
   std::vector<std::string> own;
-  for (const properties::LintItem& it : properties::lint(design, w)) {
+  for (const properties::LintItem& it : properties::lint(design, w, typed)) {
     if (it.level != properties::LintLevel::fail && it.level != properties::LintLevel::warn) continue;
     if (!it.from_workload) {
       own.push_back(fmt::format("{} {}", it.id, properties::to_string(it.level)));
@@ -96,10 +96,10 @@ void warn_lint(const protocols::Design& design, const protocols::Workload& w) {
 
 // The same for compare, many designs: only the answers that depend on the sale's numbers (a
 // design's own mistakes are what compare is there to show), once per reason with its designs.
-void warn_lint(const std::vector<std::string>& variants, const protocols::Workload& w) {
+void warn_lint(const std::vector<std::string>& variants, const protocols::Workload& w, const std::vector<std::string>& typed) {
   std::vector<std::pair<std::string, std::vector<std::string>>> lines;  // line, designs
   for (const std::string& v : variants) {
-    for (const properties::LintItem& it : properties::lint(design_flag(v), w)) {
+    for (const properties::LintItem& it : properties::lint(design_flag(v), w, typed)) {
       if (!it.from_workload || (it.level != properties::LintLevel::fail && it.level != properties::LintLevel::warn)) continue;
       for (const std::string& reason : it.answers) {
         const std::string line = fmt::format("{} {}: {}", it.id, properties::to_string(it.level), reason);
@@ -230,7 +230,7 @@ std::vector<std::string> runnable(const std::vector<std::string>& variants, cons
 // The workload a sale of `s` runs: with the settings its design requires (Design::requirements).
 protocols::Workload sale_workload(const Scenario& s) {
   const protocols::Design& d = design_flag(s.design);
-  return protocols::apply_requirements(s.workload, d.requirements, {}, d.name).workload;
+  return protocols::apply_requirements(s.workload, d.requirements, s.typed, d.name).workload;
 }
 
 // Every setting of the sale that differs from the default, each with where it came from: typed,
@@ -345,7 +345,7 @@ int run_command(const RunFlags& f) {
   note_unreached_points(s);
   // The sale the run uses, as its `settings:` line shows it (a profile's widening included), so
   // the header, the stderr notes and the checklist tell one story.
-  warn_lint(design_flag(s.design), s.workload);
+  warn_lint(design_flag(s.design), s.workload, s.typed);
   const FaultsChoice typed_faults = faults_flag(f.faults);
   note_unused_flags({s.design}, f.workload, {typed_faults});
   effective_strategy(s, typed_faults, f.strategy_typed);
@@ -479,7 +479,7 @@ int check_command(const CheckFlags& f) {
   refuse_inapplicable(faults, first);
   print_notes(first);
   note_unreached_points(first);
-  warn_lint(design_flag(first.design), first.workload);  // the sale the runs use (every seed widens alike)
+  warn_lint(design_flag(first.design), first.workload, first.typed);  // the sale the runs use (every seed widens alike)
   note_unused_flags({first.design}, f.sweep.workload, {faults});
   opt.base = sweep_base(first, faults, f.sweep.workload);
   opt.profile = faults.profile;
@@ -762,7 +762,7 @@ int compare_command(const CompareFlags& f) {
   guard_compare(f);
   // Check every cell's inputs before the first row is printed.
   std::vector<Scenario> bases;
-  warn_lint(variants, to_workload(f.sweep.workload));
+  warn_lint(variants, to_workload(f.sweep.workload), f.sweep.workload.typed);
   note_unused_flags(variants, f.sweep.workload, faults);
   // Each cell's first scenario, built across the jobs (a profile probes the sale: a run, minutes
   // at 10,000 buyers); a bad one is reported below in table order.
@@ -1258,7 +1258,7 @@ int lint_command(const LintFlags& f) {
   int failing = 0, warnings = 0;
   if (variants.size() > 1 && !f.prove) {
     // Many designs: one row each, one column per item.
-    const std::vector<properties::LintItem> header = properties::lint(design_flag(variants.front()), w);
+    const std::vector<properties::LintItem> header = properties::lint(design_flag(variants.front()), w, f.sweep.workload.typed);
     fmt::print("oversim lint: the article's checklist, from what each design declares, for this workload\nworkload: {}\n\n{:<30}", describe_workload(w), "variant");
     for (const auto& it : header) fmt::print(" {:>9}", it.id);
     fmt::print("\n");
@@ -1268,7 +1268,7 @@ int lint_command(const LintFlags& f) {
         fmt::print(" does not apply: {}\n", why->second);
         continue;
       }
-      for (const auto& it : properties::lint(design_flag(v), w)) {
+      for (const auto& it : properties::lint(design_flag(v), w, f.sweep.workload.typed)) {
         fmt::print(" {:>9}", properties::to_string(it.level));
         failing += it.level == properties::LintLevel::fail;
         warnings += it.level == properties::LintLevel::warn;
@@ -1288,7 +1288,7 @@ int lint_command(const LintFlags& f) {
       fmt::print("does not apply: {}\n\n", why->second);
       continue;
     }
-    for (const properties::LintItem& it : properties::lint(d, w)) {
+    for (const properties::LintItem& it : properties::lint(d, w, f.sweep.workload.typed)) {
       failing += it.level == properties::LintLevel::fail;
       warnings += it.level == properties::LintLevel::warn;
       fmt::print("{:<10} {:<4}  {}?\n", it.id, properties::to_string(it.level), it.question);

@@ -968,8 +968,20 @@ std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs,
 }
 
 std::vector<FlagValue> scenario_settings(const Scenario& s, bool every) {
-  const protocols::Workload d;
-  const protocols::Workload& w = s.workload;
+  // A design's own default for a setting (Requirement::user_may_change) is the baseline its
+  // sale is told against: a value equal to it needs no flag, and any other value, the global
+  // default included, does (the replay would otherwise take the design's default).
+  protocols::Workload d;
+  protocols::Workload w = s.workload;
+  if (const protocols::Design* design = protocols::find_design(s.design)) {
+    for (const protocols::Requirement& r : design->requirements) {
+      if (!r.user_may_change) continue;
+      const protocols::Setting* setting = protocols::find_setting(r.flag);
+      if (setting == nullptr) continue;
+      (void)setting->set(d, r.value);
+      if (std::find(s.typed.begin(), s.typed.end(), r.flag) == s.typed.end()) (void)setting->set(w, r.value);
+    }
+  }
   std::vector<FlagValue> out;
   auto add = [&out](const char* flag, std::string value) { out.push_back({flag, std::move(value)}); };
   static const sim::Duration default_horizon = Scenario{}.horizon;

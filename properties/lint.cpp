@@ -288,6 +288,14 @@ LintItem degrade(const Design& d, const Workload& w) {
       it.property = "no_oversell";
       it.profile = "failover";
       return it;
+    case Steps::Degrade::queue:
+      it.level = LintLevel::ok;
+      it.answers = {fmt::format("yes: {}; while it is open a purchase goes to a queue keyed by SKU, whose consumers take the unit with the stock "
+                                "condition, so nothing reaches the database unguarded{}",
+                                opens, w.rate_limit > 0 ? fmt::format(", and the gateway's token bucket admits {} requests a second", w.rate_limit) : "")};
+      it.property = "no_oversell";
+      it.profile = "failover";
+      return it;
     case Steps::Degrade::let_through:
       it.level = LintLevel::fail;
       it.answers = {fmt::format("no: it fails open: {}; while Redis does not answer, a purchase goes on without the lock, and its stock write is right only "
@@ -298,10 +306,11 @@ LintItem degrade(const Design& d, const Workload& w) {
       return it;
     case Steps::Degrade::none: break;
   }
-  const std::string waits = w.lock_wait > sim::Duration::zero() ? fmt::format("until its acquire gives up (--lock-wait {})", span(w.lock_wait))
-                                                                   : std::string("for its request to time out (--lock-wait 0: one try)");
+  const std::string waits = w.lock_wait > sim::Duration::zero()
+                                ? fmt::format("until its acquire gives up (--lock-wait {}), asking again all the while", span(w.lock_wait))
+                                : std::string("for its one request to time out (--lock-wait 0)");
   it.answers = {fmt::format("none declared: with the lock service down each purchase waits {}, then is busy: safe, but the sale stalls while it is "
-                            "down and the service gets every retry (for Redis, the `traffic:` line counts the requests left unanswered)",
+                            "down (for Redis, the `traffic:` line counts the requests left unanswered)",
                             waits)};
   it.from_workload = true;
   return it;
@@ -459,9 +468,9 @@ LintItem gateway(const Workload& w) {
 
 }  // namespace
 
-std::vector<LintItem> lint(const Design& design, const Workload& given) {
-  // The sale the design runs: with the settings it requires.
-  const Workload workload = protocols::apply_requirements(given, design.requirements, {}, design.name).workload;
+std::vector<LintItem> lint(const Design& design, const Workload& given, const std::vector<std::string>& typed) {
+  // The sale the design runs: with the settings it requires, and its defaults where not typed.
+  const Workload workload = protocols::apply_requirements(given, design.requirements, typed, design.name).workload;
   return {lease(design, workload), failover(design, workload), release(design), decrement(design, workload),
           unique(design),          ledger(design),             compensate(design),          reconcile(design),
           degrade(design, workload), capacity(design, workload), gateway(workload)};

@@ -44,6 +44,8 @@ struct LintItem {
   bool from_workload = false;  // the answer depends on the sale's numbers, not only the design's code
 };
 
-std::vector<LintItem> lint(const protocols::Design& design, const protocols::Workload& workload);
+// `typed`: the flags the user typed (a design's default, Requirement::user_may_change, yields to
+// a typed value, as in the sale itself).
+std::vector<LintItem> lint(const protocols::Design& design, const protocols::Workload& workload, const std::vector<std::string>& typed = {});
 
 }  // namespace oversim::properties

@@ -1,7 +1,6 @@
 #include "properties/metrics.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -31,15 +30,7 @@ std::vector<ToldWrong> told_wrong(const protocols::Simulation& s, const std::map
 bool counts_as_sold(const db::OrderRow& o) { return o.status != "cancelled" && o.status != "compensated" && o.status != "void"; }
 bool was_cancelled(const db::OrderRow& o) { return o.status == "cancelled" || o.status == "compensated"; }
 
-std::optional<int64_t> service_stock(const protocols::Simulation& s, const std::string& sku) {
-  if (!s.design().steps.service_stock || s.services().empty()) return std::nullopt;
-  const std::optional<std::string> text = s.services().front()->read("stock:" + sku);
-  if (!text) return 0;
-  int64_t v = 0;
-  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-  if (ec != std::errc() || end != text->data() + text->size()) return 0;
-  return v;
-}
+std::optional<int64_t> service_stock(const protocols::Simulation& s, const std::string& sku) { return s.service_stock(sku); }
 
 SaleMetrics metrics_of(const protocols::Simulation& s) {
   const protocols::History& h = s.history();
@@ -117,6 +108,7 @@ SaleMetrics metrics_of(const protocols::Simulation& s) {
   m.shed_degrade = h.counter("shed.degrade");
   m.breaker_opened = h.counter("breaker.opened");
   m.lock_unanswered = h.counter("lock.unanswered");
+  m.queued = h.counter("degrade.queued");
   m.let_through = h.counter("degrade.let-through");
   std::set<std::pair<std::string, uint64_t>> records;
   for (const protocols::Processing& p : h.processing) {
@@ -162,6 +154,7 @@ void SaleMetrics::merge(const SaleMetrics& o) {
   shed_degrade += o.shed_degrade;
   breaker_opened += o.breaker_opened;
   lock_unanswered += o.lock_unanswered;
+  queued += o.queued;
   let_through += o.let_through;
 }
 

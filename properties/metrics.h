@@ -82,7 +82,8 @@ struct SaleMetrics {
   // Steps::degrade; `traffic` counts them): requests the token bucket answered busy at once,
   // purchases a circuit breaker rejected while open (shed), times a breaker opened, requests to
   // the lock service that got no answer (the load a service that is down still gets), and
-  // purchases that went on without the lock because the lock service was down (fail open).
+  // purchases sent to a queue because the lock service was down (degrade to queueing), and
+  // purchases that went on without the lock because it was down (fail open).
   // lock_unanswered counts in every run of a Redis lock (rendered when above 0): a design with
   // no breaker keeps polling a service that is down.
   int64_t traffic = 0;
@@ -90,6 +91,7 @@ struct SaleMetrics {
   int64_t shed_degrade = 0;
   int64_t breaker_opened = 0;
   int64_t lock_unanswered = 0;
+  int64_t queued = 0;
   int64_t let_through = 0;
 
   void merge(const SaleMetrics& other);

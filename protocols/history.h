@@ -98,9 +98,8 @@ struct History {
   // Designs that keep their stock in a service too (Steps::service_stock): the largest
   // Redis-database stock gap seen at any database commit (per SKU |service stock - committed
   // available|, summed: units taken in Redis whose orders were not yet written, or given back in
-  // one store only), and when it was first that large.
+  // one store only).
   int64_t stock_gap_max = 0;
-  sim::Instant stock_gap_max_at = sim::Instant::max();
   // Whether units of `sku` remained at `t`: its stock was not at 0 then.
   bool stock_remained(const std::string& sku, sim::Instant t) const {
     auto it = sold_out.find(sku);

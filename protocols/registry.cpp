@@ -28,6 +28,7 @@ namespace oversim::protocols {
   X(prededuct_reconciled)       \
   X(prededuct_expiry_compensation) \
   X(token_bucket_degrade)       \
+  X(degrade_to_queue)           \
   X(degrade_fail_open)          \
   X(redlock_read_modify_write)  \
   X(redlock_no_validity_check)  \

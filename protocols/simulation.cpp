@@ -146,6 +146,21 @@ mq::MqClient& ServiceClients::mq(Simulation& sim, sim::Node& app) {
 redis::RedisClient& BuyContext::redis() { return clients_.redis(sim_, app_); }
 CircuitBreaker& BuyContext::breaker() { return sim_.breaker(app_); }
 
+namespace {
+// The gateway's token bucket as a shared object of the explorer's footprints (sim::Footprint).
+constexpr uint64_t kGatewayBucket = 1;
+}  // namespace
+
+std::optional<int64_t> Simulation::service_stock(const std::string& sku) const {
+  if (!design_.steps.service_stock || services_.empty()) return std::nullopt;
+  const std::optional<std::string> text = services_.front()->read("stock:" + sku);
+  if (!text) return 0;
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (ec != std::errc() || end != text->data() + text->size()) return 0;
+  return v;
+}
+
 CircuitBreaker& Simulation::breaker(const sim::Node& app) {
   for (size_t i = 0; i < apps_.size(); ++i) {
     if (apps_[i] == &app) return breakers_.at(i);
@@ -492,16 +507,10 @@ void Simulation::note_commit() {
   if (design_.steps.service_stock && !services_.empty()) {
     int64_t gap = 0;
     for (const std::string& sku : skus_) {
-      const std::optional<std::string> text = services_.front()->read("stock:" + sku);
-      int64_t in_service = 0;
-      if (text) std::from_chars(text->data(), text->data() + text->size(), in_service);
       const auto row = db_->committed_stock(sku);
-      gap += std::llabs(in_service - (row ? row->available : 0));
+      gap += std::llabs(service_stock(sku).value_or(0) - (row ? row->available : 0));
     }
-    if (gap > history_.stock_gap_max) {
-      history_.stock_gap_max = gap;
-      history_.stock_gap_max_at = world_->now();
-    }
+    history_.stock_gap_max = std::max(history_.stock_gap_max, gap);
   }
   // Without an order lifecycle nothing gives units back: once every SKU is out, it stays out.
   if (!lifecycle() && out_count_ == skus_.size()) return;
@@ -575,7 +584,7 @@ void Simulation::buyer(int index, Instant arrival, bool second_click) {
   world_->spawn_in_group(nullptr, name, [=, this, running = std::make_shared<Running>(*this)] {
     // Every buyer's gateway spends tokens of the one bucket: with a limit, its steps depend on
     // every other buyer's gateway (for the explorer's reduction), as deliveries into one mailbox do.
-    if (gateway_bucket_.limited()) world_->current_fiber()->footprint.mailbox = sim::kSharedObject | 1;
+    if (gateway_bucket_.limited()) world_->current_fiber()->footprint.shared = kGatewayBucket;
     sim::sleep_until(arrival);
     // One click: the gateway's attempt series for it, and the answer the buyer heard (nothing
     // when every attempt ended unknown or outlasted the gateway). `no_app`: the gateway answered

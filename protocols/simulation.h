@@ -83,8 +83,10 @@ struct Steps {
   // What a purchase does when the lock service is unreachable (behind the app node's circuit
   // breaker, protocols/traffic.h): nothing declared (every purchase waits out its tryLock and
   // is busy); reject at once while the breaker is open (shed: the sale pauses, the database is
-  // not hit unguarded); or let the purchase through without the lock (fail open).
-  enum class Degrade : uint8_t { none, reject, let_through };
+  // not hit unguarded); queue the purchase for a consumer that takes the unit with the
+  // conditional decrement (the design also declares "mq"); or let the purchase through without
+  // the lock (fail open).
+  enum class Degrade : uint8_t { none, reject, queue, let_through };
   Degrade degrade = Degrade::none;
   // The design takes a lock on its lock service. False for a design that keeps only data there
   // (dedup keys, stock): profiles aimed at the lock then do not ask that a fault hit a held lock.
@@ -320,10 +322,12 @@ class Simulation {
   const Design& design() const { return design_; }
   History& history() { return history_; }
   const History& history() const { return history_; }
-  // The circuit breaker of app node `app` (Steps::degrade), and the gateway's token bucket.
+  // The circuit breaker of app node `app` (Steps::degrade).
   CircuitBreaker& breaker(const sim::Node& app);
-  const std::vector<CircuitBreaker>& breakers() const { return breakers_; }
-  const TokenBucket& gateway_bucket() const { return gateway_bucket_; }
+  // The stock the design keeps in its service (Steps::service_stock) for `sku` now, as a client
+  // would read it, without touching it; nullopt for a design that keeps it in the database only.
+  // A key the service lost (a restart without persistence) holds nothing: 0.
+  std::optional<int64_t> service_stock(const std::string& sku) const;
   const db::DbServer& db() const { return *db_; }
   // The services the design declared, in its order.
   const std::vector<std::unique_ptr<Service>>& services() const { return services_; }

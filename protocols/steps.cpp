@@ -69,12 +69,15 @@ namespace {
 // not lines scattered over the buyer's stack pages.
 class TryLock {
  public:
-  // `fail_fast`: stop at the first request Redis did not answer (a client behind a circuit
-  // breaker reports the failure instead of polling a service that is down).
-  TryLock(BuyContext& ctx, const std::string& key, Duration ttl, bool fail_fast = false)
+  // With a `breaker` (a client behind a circuit breaker): every answer from Redis tells the
+  // breaker the service is reachable, as it comes (a half-open probe that hears "taken" closes
+  // it at once), and the acquisition stops at the first request Redis did not answer, without
+  // the GET that would ask whether a timed-out SET took the lock (such a SET holds the key until
+  // its TTL; the caller reports the failure instead of polling a service that is down).
+  TryLock(BuyContext& ctx, const std::string& key, Duration ttl, CircuitBreaker* breaker = nullptr)
       : ctx_(ctx), history_(ctx.simulation().history()), world_(ctx.world()), client_(ctx.redis()), key_(key), ttl_(ttl),
         retry_(ctx.workload().lock_retry), token_(ctx.new_token()), give_up_(world_.now() + ctx.workload().lock_wait),
-        set_(redis::Command::set_nx_px(key, token_, ttl.count_ms())), fail_fast_(fail_fast), detached_(world_) {}
+        set_(redis::Command::set_nx_px(key, token_, ttl.count_ms())), breaker_(breaker), detached_(world_) {}
   TryLock(const TryLock&) = delete;
   TryLock& operator=(const TryLock&) = delete;
   // Also when the buyer unwinds: what it learnt and counted is the buyer's.
@@ -92,8 +95,8 @@ class TryLock {
     if (!won_) return std::nullopt;
     return acquired(ctx_, key_, token_, ttl_);
   }
-  // No request of this acquisition got an answer from Redis.
-  bool never_answered() const { return !answered_; }
+  // The acquisition ended at a request Redis did not answer (with a breaker, the first one).
+  bool ended_unanswered() const { return !won_ && !last_answered_; }
 
  private:
   void send_set() {
@@ -102,6 +105,7 @@ class TryLock {
     client_.call_detached(detached_, set_, [this](sim::RpcResult<redis::Reply> set) {
       heard(set.ok());
       if (set.ok() && set.value->kind() == redis::Reply::Kind::ok) return win();
+      if (breaker_ != nullptr && !set.ok()) return detached_.finish();
       if (set.ambiguous()) maybe_ours_ = true;
       if (!maybe_ours_) return after_try(set.ok());
       // Our earlier SET may have landed and only the reply was lost.
@@ -114,11 +118,12 @@ class TryLock {
     });
   }
   void heard(bool answer) {
-    if (answer) answered_ = true;
-    else ++unanswered_;
+    last_answered_ = answer;
+    if (!answer) ++unanswered_;
+    if (answer && breaker_ != nullptr) breaker_->answered();
   }
   void after_try(bool answered) {
-    if (fail_fast_ && !answered) return detached_.finish();
+    if (breaker_ != nullptr && !answered) return detached_.finish();
     if (world_.now() + retry_ > give_up_) {
       history_.count("lock.gave-up");
       return detached_.finish();
@@ -140,12 +145,12 @@ class TryLock {
   const std::string token_;
   const Instant give_up_;
   const redis::Command set_;
-  const bool fail_fast_;
+  CircuitBreaker* const breaker_;
   sim::Detached detached_;  // last: destroyed first, so no continuation outlives what it uses
   int64_t tries_ = 0;
   int64_t requests_ = 0;
   int64_t unanswered_ = 0;  // requests that got no answer (timed out, or the server was unreachable)
-  bool answered_ = false;
+  bool last_answered_ = false;
   bool maybe_ours_ = false;
   bool won_ = false;
 };
@@ -159,18 +164,14 @@ std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Durati
 LockAttempt try_lock_with_breaker(BuyContext& ctx, const std::string& key, Duration ttl) {
   CircuitBreaker& breaker = ctx.breaker();
   if (!breaker.allow(ctx.world().now())) {
-    ctx.count("shed.degrade");
+    ctx.count("breaker.refused");
     return {std::nullopt, LockAttempt::Outcome::breaker_open};
   }
   const AcquireRecord record(ctx);
-  auto attempt = std::make_unique<TryLock>(ctx, key, ttl, /*fail_fast=*/true);
+  auto attempt = std::make_unique<TryLock>(ctx, key, ttl, &breaker);
   std::optional<HeldLock> lock = attempt->run();
-  // A process that died while it waited reports nothing (its breaker is gone with it).
-  if (lock || !attempt->never_answered()) {
-    breaker.answered();
-    const LockAttempt::Outcome outcome = lock ? LockAttempt::Outcome::held : LockAttempt::Outcome::busy;
-    return {std::move(lock), outcome};
-  }
+  if (lock) return {std::move(lock), LockAttempt::Outcome::held};
+  if (!attempt->ended_unanswered()) return {std::nullopt, LockAttempt::Outcome::busy};
   const auto was = breaker.state();
   breaker.unanswered(ctx.world().now());
   if (breaker.state() == CircuitBreaker::State::open && was != CircuitBreaker::State::open) {

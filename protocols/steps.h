@@ -44,9 +44,10 @@ std::optional<HeldLock> try_lock(BuyContext& ctx, const std::string& key, Durati
 
 // tryLock behind the app node's circuit breaker (the degrade switch, Steps::degrade;
 // protocols/traffic.h): while the breaker is open nothing is sent (breaker_open, counted
-// `shed.degrade`); otherwise tryLock runs, but stops at the first request Redis does not answer
-// (unreachable), and the breaker hears whether Redis answered. What the purchase does without
-// the lock is the design's: reject, or go on unguarded.
+// `breaker.refused`); otherwise tryLock runs, every answer from Redis tells the breaker the
+// service is reachable, and the acquisition stops at the first request Redis does not answer
+// (unreachable: the breaker counts a failure). What the purchase does without the lock is the
+// design's: reject (count `shed.degrade`), queue, or go on unguarded.
 struct LockAttempt {
   enum class Outcome : uint8_t { held, busy, unreachable, breaker_open };
   std::optional<HeldLock> lock;

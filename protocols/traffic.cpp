@@ -9,7 +9,8 @@ TokenBucket::TokenBucket(int64_t rate, int64_t burst) {
   if (rate < 0 || burst < 1) throw std::invalid_argument("TokenBucket: rate >= 0 and burst >= 1");
   if (rate == 0) return;
   // At most 10^9 a second: one nanosecond each.
-  interval_ = Duration::ns(std::max<int64_t>(1, 1'000'000'000 / rate));
+  // Rounded up, so the bucket never admits more than `rate` a second.
+  interval_ = Duration::ns(std::max<int64_t>(1, (1'000'000'000 + rate - 1) / rate));
   tolerance_ = Duration::ns(interval_.count_ns() * std::min<int64_t>(burst - 1, 1'000'000'000));
 }
 
@@ -48,6 +49,9 @@ bool CircuitBreaker::allow(Instant now) {
 }
 
 void CircuitBreaker::answered() {
+  // A call let through before the breaker opened, answered late, does not close it: only a
+  // probe (half-open) or a call while closed does.
+  if (state_ == State::open) return;
   state_ = State::closed;
   failures_ = 0;
   probe_out_ = false;

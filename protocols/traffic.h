@@ -15,7 +15,7 @@ using sim::Instant;
 
 // A token bucket as the generic cell rate algorithm (GCRA, ITU-T I.371; nginx's limit_req and
 // Sentinel's flow rules shape traffic the same way): `rate` requests a second, each costing one
-// emission interval (1s / rate, in whole nanoseconds), and up to `burst` admitted at one instant
+// emission interval (1s / rate, rounded up to whole nanoseconds), and up to `burst` admitted at one instant
 // after a quiet spell. Integer arithmetic only: the same requests at the same instants are
 // admitted the same way on every build.
 class TokenBucket {
@@ -59,7 +59,9 @@ class CircuitBreaker {
   explicit CircuitBreaker(Options options) : options_(options) {}
   // May a call go to the service at `now`? In half-open, true for the one probe.
   bool allow(Instant now);
-  // The call got an answer (any answer: the service is reachable).
+  // The call got an answer (any answer: the service is reachable): closes a half-open breaker
+  // and resets the count of a closed one; ignored while open (a late answer to a call sent
+  // before it opened).
   void answered();
   // The call got none (timed out, refused): the service looks unreachable.
   void unanswered(Instant now);

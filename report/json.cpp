@@ -183,7 +183,7 @@ nlohmann::json metrics_json(const properties::SaleMetrics& m) {
                       {"compensation_retries", m.compensation_retries}, {"voided", m.voided}, {"pending_at_end", m.pending_at_end},
                       {"redelivered", m.redelivered}}},
           {"traffic", {{"runs", m.traffic}, {"shed_rate_limit", m.shed_rate_limit}, {"shed_degrade", m.shed_degrade}, {"breaker_opened", m.breaker_opened},
-                       {"lock_unanswered", m.lock_unanswered}, {"let_through", m.let_through}}}};
+                       {"lock_unanswered", m.lock_unanswered}, {"queued", m.queued}, {"let_through", m.let_through}}}};
 }
 
 Interval wilson95(int64_t k, int64_t n) {

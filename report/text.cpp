@@ -85,14 +85,14 @@ std::string metrics_text(const properties::SaleMetrics& m) {
              rate(m.lock_gave_up, m.lock_acquires), span_or(properties::quantile(m.lock_waits, 990)), rate(m.deductions_refused, m.deductions),
              m.ledger_difference);
   if (m.layers > 0) {
-    out += fmt::format("layers: Redis-database stock gap at the end {} (largest at a commit {}); cancelled unpaid {}, units given back {} (give-backs sent "
-                       "again {}), voided by the reconciler {}, pending at the end {}; queue records redelivered {}\n",
-                       m.stock_gap, m.stock_gap_max, m.cancelled, m.compensations, m.compensation_retries, m.voided, m.pending_at_end, m.redelivered);
+    out += fmt::format("layers: Redis-database stock gap at the end {} (largest at a commit{} {}); cancelled unpaid {}, units given back {} (give-backs "
+                       "sent again {}), voided by the reconciler {}, pending at the end {}; queue records redelivered {}\n",
+                       m.stock_gap, one ? "" : ", in any one run", m.stock_gap_max, m.cancelled, m.compensations, m.compensation_retries, m.voided, m.pending_at_end, m.redelivered);
   }
   if (m.traffic > 0) {
     out += fmt::format("traffic: requests shed by the rate limit {}, by the degrade switch {} (circuit breakers opened {} times); lock requests "
-                       "unanswered {}; purchases let through without the lock {}\n",
-                       m.shed_rate_limit, m.shed_degrade, m.breaker_opened, m.lock_unanswered, m.let_through);
+                       "unanswered {}; purchases queued while the lock service was down {}, let through without the lock {}\n",
+                       m.shed_rate_limit, m.shed_degrade, m.breaker_opened, m.lock_unanswered, m.queued, m.let_through);
   } else if (m.lock_unanswered > 0) {
     out += fmt::format("traffic: lock requests unanswered {} (no rate limit, no degrade path)\n", m.lock_unanswered);
   }

@@ -19,6 +19,7 @@ const char* to_string(ChoiceKind kind) {
 bool dependent(const Footprint& a, const Footprint& b) {
   if (a.global || b.global) return true;
   if (a.mailbox != 0 && a.mailbox == b.mailbox) return true;
+  if (a.shared != 0 && a.shared == b.shared) return true;
   if (a.group != 0 && a.group == b.group) return true;
   if ((a.nodes & b.nodes) == 0) return false;
   return a.actor == 0 || b.actor == 0 || a.actor == b.actor;

@@ -47,23 +47,22 @@ struct Footprint {
   // each other (their order is the queue's order), but not on what its consumer does meanwhile:
   // a push and a receive commute (the receiver gets the same message at the same instant either
   // way). A delivery that wakes a waiting receiver also carries that receiver's footprint.
-  // Ids from kSharedObject up name an object fibers of different groups share outside any node
-  // (the gateway's token bucket): options that touch it depend on each other the same way.
   uint64_t mailbox = 0;
   bool global = true;
   // A fiber spawned before the run started that has not yet run: its first step only sets up
   // its waits (a server's loops park on their mailbox or timer, a buyer's gateway until its
   // arrival), so the explorer takes boot steps in spawn order.
   bool boot = false;
+  // An object (1..) that fibers of different groups share outside any node: options that name
+  // the same one depend on each other. Kept apart from `mailbox`, which a delivery overwrites.
+  uint64_t shared = 0;
   static Footprint everything() { return {}; }
   static Footprint node(uint32_t id, uint32_t group = 0) {
     if (id >= 64) return everything();
-    return Footprint{uint64_t{1} << id, group, 0, 0, false, false};
+    return Footprint{uint64_t{1} << id, group, 0, 0, false, false, 0};
   }
 };
 bool dependent(const Footprint& a, const Footprint& b);
-// Mailbox ids are (node id << 20) | n; ids with this bit set are free for shared objects.
-inline constexpr uint64_t kSharedObject = uint64_t{1} << 63;
 
 class Strategy {
  public:

@@ -360,7 +360,7 @@ uint64_t World::spawn_fiber(Node* node, std::string name, std::function<void()> 
   if (node != nullptr) {
     rec->footprint = Footprint::node(node->id(), group);
   } else if (group != 0) {
-    rec->footprint = Footprint{0, group, 0, 0, false, false};
+    rec->footprint = Footprint{0, group, 0, 0, false, false, 0};
   }
   if (!rec->footprint.global) rec->footprint.nodes |= touches;
   rec->footprint.boot = !running_;

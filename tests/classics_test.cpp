@@ -471,7 +471,7 @@ TEST(Classics, AnExpiryEventPublishedWhileTheListenerIsDownIsLostForGood) {
 // limiting, never let traffic through". Redis is only down here (standalone, crashed 1ms into the
 // default sale of 20 buyers for 5 units, back at 3s): no lock is lost and no replica takes over.
 // oversim run --variant <design> --seed 1 --redis-replicas 0 --faults 'at 1ms crash redis-1; at 3s restart redis-1'
-TEST(Classics, WithRedisDownTheBreakerShedsFailingOpenOversellsAndNoDegradeStallsTheSale) {
+TEST(Classics, WithRedisDownTheBreakerShedsOrQueuesFailingOpenOversellsAndNoDegradeStallsTheSale) {
   auto outage = [](const char* design) {
     Scenario s;
     s.design = design;
@@ -497,6 +497,17 @@ TEST(Classics, WithRedisDownTheBreakerShedsFailingOpenOversellsAndNoDegradeStall
   EXPECT_GE(counter(sheds, "breaker.opened"), 2);  // each app node's own breaker
   EXPECT_EQ(counter(sheds, "degrade.let-through"), 0);
   EXPECT_GT(counter(sheds, "shed.rate-limit"), 0);  // 20 buyers at once, a bucket of 10
+
+  // Queues them: a consumer takes each unit with the conditional decrement, and the sale goes on
+  // while Redis is down.
+  const RunResult queues = outage("degrade_to_queue");
+  EXPECT_FALSE(queues.result("no_oversell").violated);
+  EXPECT_FALSE(queues.result("progress").violated);
+  EXPECT_EQ(queues.metrics.sold, 5);
+  ASSERT_EQ(queues.metrics.sell_out.size(), 1u);
+  EXPECT_LT(queues.metrics.sell_out.front(), sim::Duration::s(3));  // before Redis is back
+  EXPECT_GT(counter(queues, "degrade.queued"), 0);
+  EXPECT_EQ(counter(queues, "shed.degrade") + counter(queues, "degrade.let-through"), 0);
 
   // Lets purchases through without the lock: every buyer's read-then-write runs at once.
   const RunResult open = outage("degrade_fail_open");

@@ -146,6 +146,7 @@ TEST(Lint, TheDegradeAnswerIsBackedByARedisOutage) {
   auto lint_of = [&](const char* design) { return item(properties::lint(*protocols::find_design(design), w), "degrade"); };
   const LintItem rejects = lint_of("token_bucket_degrade");
   const LintItem open = lint_of("degrade_fail_open");
+  EXPECT_EQ(lint_of("degrade_to_queue").level, LintLevel::ok);
   EXPECT_EQ(rejects.level, LintLevel::ok);
   EXPECT_EQ(open.level, LintLevel::fail);
   EXPECT_EQ(lint_of("redis_lock_conditional").level, LintLevel::info);
@@ -164,9 +165,9 @@ TEST(Lint, TheDegradeAnswerIsBackedByARedisOutage) {
   for (const protocols::Design* d : protocols::designs()) {
     if (d->steps.degrade != Steps::Degrade::none) {
       ++declared;
-      EXPECT_EQ(d->services, std::vector<std::string>{"redis"}) << d->name << ": the breaker guards a Redis lock";
+      EXPECT_EQ(d->services.front(), "redis") << d->name << ": the breaker guards a Redis lock";
     }
-    if (d->services != std::vector<std::string>{"redis"} || !d->steps.takes_lock) continue;
+    if (d->services.empty() || d->services.front() != "redis" || !d->steps.takes_lock) continue;
     SCOPED_TRACE(d->name);
     protocols::Scenario s;
     s.design = d->name;
@@ -187,6 +188,11 @@ TEST(Lint, TheDegradeAnswerIsBackedByARedisOutage) {
         EXPECT_FALSE(r.result("no_oversell").violated);
         EXPECT_FALSE(r.result("progress").violated) << "it sheds while Redis is down and sells once it is back";
         break;
+      case Steps::Degrade::queue:
+        EXPECT_GT(counter("degrade.queued"), 0);
+        EXPECT_EQ(counter("degrade.let-through"), 0);
+        EXPECT_FALSE(r.result("no_oversell").violated);
+        break;
       case Steps::Degrade::let_through:
         EXPECT_GT(counter("degrade.let-through"), 0);
         EXPECT_TRUE(r.result("no_oversell").violated);
@@ -198,7 +204,7 @@ TEST(Lint, TheDegradeAnswerIsBackedByARedisOutage) {
         break;
     }
   }
-  EXPECT_EQ(declared, 2);
+  EXPECT_EQ(declared, 3);
 }
 
 TEST(Lint, PassesTheArticlesRecipeAtItsOwnDefaults) {

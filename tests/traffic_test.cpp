@@ -36,6 +36,15 @@ TEST(TokenBucket, NeverAdmitsMoreThanRateTimesTimePlusBurst) {
   EXPECT_GE(admitted, 250u * 4 - 1);
 }
 
+// A rate that does not divide a second: the interval rounds up (1,000.001ns -> 1,001ns), so the
+// bucket never admits more than the rate.
+TEST(TokenBucket, ARateThatDoesNotDivideASecondRoundsItsIntervalUp) {
+  TokenBucket b(999'999, 1);
+  EXPECT_TRUE(b.admit(at(0_ns)));
+  EXPECT_FALSE(b.admit(at(1000_ns)));
+  EXPECT_TRUE(b.admit(at(1001_ns)));
+}
+
 TEST(TokenBucket, RateZeroAdmitsEverything) {
   TokenBucket b(0, 1);
   EXPECT_FALSE(b.limited());
@@ -76,6 +85,18 @@ TEST(CircuitBreaker, OpensAfterThreeFailuresInARowAndProbesOnceItsTimeIsUp) {
 
 // A probe whose process died never reports: another goes out after open_for, so the breaker
 // cannot stay half-open for good. A restart closes it (in-process state).
+// A call sent before the breaker opened and answered after does not close it; a probe's answer
+// does, at once.
+TEST(CircuitBreaker, ALateAnswerWhileOpenDoesNotCloseItAProbesAnswerDoes) {
+  CircuitBreaker b({.failures_to_open = 1, .open_for = 1_s});
+  b.unanswered(at(0_ms));
+  b.answered();
+  EXPECT_EQ(b.state(), CircuitBreaker::State::open);
+  EXPECT_TRUE(b.allow(at(1_s)));
+  b.answered();
+  EXPECT_EQ(b.state(), CircuitBreaker::State::closed);
+}
+
 TEST(CircuitBreaker, ALostProbeIsReplacedAndARestartClosesIt) {
   CircuitBreaker b({.failures_to_open = 1, .open_for = 200_ms});
   b.unanswered(at(0_ms));

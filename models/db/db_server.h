@@ -124,7 +124,11 @@ class DbServer {
   size_t sessions() const { return sessions_.size(); }
   // Called after every commit that made writes visible (one hook; the sale uses it to note when
   // each unit sold and when the stock ran out). It must not block or act on the database.
-  void on_commit(std::function<void()> hook) { commit_hook_ = std::move(hook); }
+  // Commits made before the hook is set (the seeded stock) are not news to it.
+  void on_commit(std::function<void()> hook) {
+    commit_hook_ = std::move(hook);
+    commits_seen_ = state_.commit_count();
+  }
 
  private:
   struct Session {

@@ -8,8 +8,8 @@
 // Expected verdict: VIOLATES no_oversell whenever the lock service is unreachable while stock
 // remains: failover (the primary is down until Sentinel promotes its replica), partition (the
 // buyer's app node is cut off from Redis) and lock-restart; tests/classics_test.cpp pins a Redis
-// that is only down, with no lock lost, where redis_lock_read_modify_write stays safe and this
-// design oversells. Also violates it where any read-then-write under a lease does (gc-pause,
+// that is only down, with no lock lost, where this design oversells and token_bucket_degrade and
+// redis_lock_conditional (no degrade path) do not. Also violates it where any read-then-write under a lease does (gc-pause,
 // clock-jump, slow-rpc), no_duplicate_order under retries and chaos, and no_told_wrong under
 // chaos (a gateway retry after a lost reply finds the stock its own first attempt took).
 #include "protocols/steps.h"

@@ -12,7 +12,8 @@
 // degrade path rejects, it never lets a purchase through unguarded (degrade_fail_open does, and
 // oversells). lock_mutual_exclusion is violated where redis_lock_conditional's is (gc-pause,
 // failover, partition, clock-jump, clock-drift, lock-restart, slow-rpc, lost-replies, retries,
-// chaos) and no_duplicate_order under retries and chaos (nothing makes a repeat idempotent).
+// chaos), no_duplicate_order under retries and chaos (nothing makes a repeat idempotent), and
+// no_told_wrong under retries and chaos (a retry finds the stock its own first attempt took).
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -20,7 +21,11 @@ namespace {
 
 BuyResult buy(BuyContext& ctx) {
   LockAttempt attempt = try_lock_with_breaker(ctx, ctx.lock_key(), ctx.workload().lock_ttl);
-  if (!attempt.lock) return ctx.outcome(BuyResult::busy);  // busy, or shed while Redis is down
+  if (attempt.lock_service_down()) {
+    ctx.count("shed.degrade");  // rejected while Redis is down: the sale pauses
+    return ctx.outcome(BuyResult::busy);
+  }
+  if (!attempt.lock) return ctx.outcome(BuyResult::busy);
   Finally release([&] { unlock_compare(ctx, *attempt.lock); });
 
   std::optional<db::DbConnection> conn = ctx.db().acquire();
