@@ -7,6 +7,7 @@
 #include "sim/detached.h"
 #include "sim/sync.h"
 
+#include <any>
 #include <exception>
 
 namespace oversim::protocols {
@@ -375,6 +376,30 @@ std::optional<db::OrderRow> decode_order(const std::string& value) {
   }
   if (f.size() != 6) return std::nullopt;
   return db::OrderRow{f[0], f[1], f[2], f[3], f[4], f[5]};
+}
+
+namespace {
+std::string reply_port(const std::string& order_id) { return "reply:" + order_id; }
+}  // namespace
+
+std::optional<std::string> queue_and_wait(BuyContext& ctx, const std::string& order) {
+  auto sent = ctx.mq().produce(ctx.sku, encode_order(ctx.order_row(order)) + "|" + ctx.app().name());
+  if (!sent.ok()) return std::nullopt;
+  std::optional<sim::Message> answer = ctx.app().mailbox(reply_port(order)).receive(ctx.world().now() + ctx.workload().lock_wait, "queued purchase");
+  if (!answer) return std::nullopt;
+  return std::any_cast<std::string>(answer->body);
+}
+
+std::optional<QueuedRequest> decode_queued_request(const std::string& value) {
+  const size_t bar = value.rfind('|');
+  if (bar == std::string::npos) return std::nullopt;
+  std::optional<db::OrderRow> row = decode_order(value.substr(0, bar));
+  if (!row) return std::nullopt;
+  return QueuedRequest{*row, value.substr(bar + 1)};
+}
+
+void answer_queued(JobContext& ctx, const QueuedRequest& request, const std::string& result) {
+  ctx.world().network().send(ctx.app(), ctx.world().node(request.reply_to), reply_port(request.row.order_id), result, result);
 }
 
 void consume(JobContext& ctx, const std::string& group, bool (*handle)(JobContext&, const mq::Record&)) {

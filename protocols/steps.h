@@ -125,6 +125,18 @@ OrderWrite write_queued_order(JobContext& ctx, const db::OrderRow& row);
 std::string encode_order(const db::OrderRow& row);
 std::optional<db::OrderRow> decode_order(const std::string& value);
 
+// A purchase a consumer job makes for the buyer (mq_serialized_per_sku, degrade_to_queue): the
+// request (the order it would make, and the app node to answer) goes to the queue keyed by SKU,
+// and the purchase waits at most --lock-wait for the answer on the order's own port. nullopt: not
+// sent, or no answer in time (still queued: it may sell later).
+std::optional<std::string> queue_and_wait(BuyContext& ctx, const std::string& order);
+struct QueuedRequest {
+  db::OrderRow row;
+  std::string reply_to;  // the app node to answer
+};
+std::optional<QueuedRequest> decode_queued_request(const std::string& value);  // nullopt: not a request
+void answer_queued(JobContext& ctx, const QueuedRequest& request, const std::string& result);
+
 // Kafka's poll loop for a background job: joins `group` as ctx.member(), polls one record at a
 // time (every 20ms while there is none), hands it to `handle` until it returns true (50ms
 // apart), then commits `offset + 1`. A member the broker dropped, because it did not poll for

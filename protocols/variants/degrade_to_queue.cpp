@@ -16,35 +16,19 @@
 // retry that finds the lock free takes its own path again, or finds the unit its first attempt
 // took).
 #include "protocols/steps.h"
-#include "sim/sync.h"
 
 namespace oversim::protocols {
 namespace {
 
 constexpr const char* kGroup = "degraded-orders";
 
-std::string reply_port(const std::string& order_id) { return "reply:" + order_id; }
-
-// The buyer's queued request: the order it would make, and the app node to answer.
-std::string encode_request(const db::OrderRow& row, const std::string& reply_to) { return encode_order(row) + "|" + reply_to; }
-std::optional<std::pair<db::OrderRow, std::string>> decode_request(const std::string& value) {
-  const size_t bar = value.rfind('|');
-  if (bar == std::string::npos) return std::nullopt;
-  std::optional<db::OrderRow> row = decode_order(value.substr(0, bar));
-  if (!row) return std::nullopt;
-  return std::pair{*row, value.substr(bar + 1)};
-}
-
 BuyResult queue_purchase(BuyContext& ctx) {
   ctx.count("degrade.queued");
   const std::string order = ctx.new_order_id();
-  auto sent = ctx.mq().produce(ctx.sku, encode_request(ctx.order_row(order), ctx.app().name()));
-  if (!sent.ok()) return ctx.outcome(BuyResult::busy);
-  std::optional<sim::Message> answer = ctx.app().mailbox(reply_port(order)).receive(ctx.world().now() + ctx.workload().lock_wait, "queued purchase");
-  if (!answer) return ctx.outcome(BuyResult::busy);  // still queued: it may sell later
+  const std::optional<std::string> answer = queue_and_wait(ctx, order);
+  if (!answer) return ctx.outcome(BuyResult::busy);  // not sent, or still queued: it may sell later
   // "sold:<order id>": the order the request made (a retry's request finds its first one's).
-  const std::string said = std::any_cast<std::string>(answer->body);
-  if (said.rfind("sold:", 0) == 0) return ctx.sold(said.substr(5));
+  if (answer->rfind("sold:", 0) == 0) return ctx.sold(answer->substr(5));
   return ctx.outcome(BuyResult::sold_out);
 }
 
@@ -64,21 +48,17 @@ BuyResult buy(BuyContext& ctx) {
   return insert_order_and_commit(ctx, *conn);
 }
 
-void answer(JobContext& ctx, const std::string& reply_to, const std::string& order_id, const std::string& result) {
-  ctx.world().network().send(ctx.app(), ctx.world().node(reply_to), reply_port(order_id), result, result);
-}
-
 bool take_order(JobContext& ctx, const mq::Record& r) {
-  const auto request = decode_request(r.value);
+  const std::optional<QueuedRequest> request = decode_queued_request(r.value);
   if (!request) return true;  // not a request: nothing to do
-  const auto& [row, reply_to] = *request;
+  const db::OrderRow& row = request->row;
   const JobContext::Processing working = ctx.processing(row.sku, r.offset);
   std::optional<db::DbConnection> conn = ctx.db().acquire();
   if (!conn) return false;
   db::DbCall known = conn->autocommit(db::SelectOrderByRequestId{row.request_id});
   if (!known.ok()) return false;
   if (!known.result.order_rows.empty()) {
-    answer(ctx, reply_to, row.order_id, "sold:" + known.result.order_rows.front().order_id);
+    answer_queued(ctx, *request, "sold:" + known.result.order_rows.front().order_id);
     return true;
   }
   ctx.remote_call();
@@ -87,19 +67,19 @@ bool take_order(JobContext& ctx, const mq::Record& r) {
   if (!take.ok()) return false;
   if (take.rows() == 0) {
     conn->rollback();
-    answer(ctx, reply_to, row.order_id, "sold-out");
+    answer_queued(ctx, *request, "sold-out");
     return true;
   }
   db::DbCall insert = conn->execute(db::InsertOrder{row});
   if (insert.status == db::CallStatus::ok && insert.result.kind == db::Outcome::UniqueViolation) {
     conn->rollback();  // a redelivery whose first delivery committed meanwhile
-    answer(ctx, reply_to, row.order_id, "sold:" + row.order_id);
+    answer_queued(ctx, *request, "sold:" + row.order_id);
     return true;
   }
   if (!insert.ok()) return false;
   db::DbCall commit = conn->commit();
   if (!commit.ok()) return false;
-  answer(ctx, reply_to, row.order_id, "sold:" + row.order_id);
+  answer_queued(ctx, *request, "sold:" + row.order_id);
   return true;
 }
 

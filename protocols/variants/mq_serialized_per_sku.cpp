@@ -23,50 +23,32 @@ namespace {
 
 constexpr const char* kGroup = "order-takers";
 
-std::string reply_port(const std::string& order_id) { return "reply:" + order_id; }
-
-// The buyer's request: the order it would make, and the app node to answer.
-std::string encode_request(const db::OrderRow& row, const std::string& reply_to) { return encode_order(row) + "|" + reply_to; }
-std::optional<std::pair<db::OrderRow, std::string>> decode_request(const std::string& value) {
-  const size_t bar = value.rfind('|');
-  if (bar == std::string::npos) return std::nullopt;
-  std::optional<db::OrderRow> row = decode_order(value.substr(0, bar));
-  if (!row) return std::nullopt;
-  return std::pair{*row, value.substr(bar + 1)};
-}
-
 BuyResult buy(BuyContext& ctx) {
   const std::string order = ctx.new_order_id();
-  auto sent = ctx.mq().produce(ctx.sku, encode_request(ctx.order_row(order), ctx.app().name()));
-  if (!sent.ok()) return ctx.outcome(BuyResult::busy);
-  std::optional<sim::Message> answer = ctx.app().mailbox(reply_port(order)).receive(ctx.world().now() + ctx.workload().lock_wait, "queued purchase");
-  if (!answer) return ctx.outcome(BuyResult::busy);  // still queued: it may sell later
-  if (std::any_cast<std::string>(answer->body) == "sold") return ctx.sold(order);
+  const std::optional<std::string> answer = queue_and_wait(ctx, order);
+  if (!answer) return ctx.outcome(BuyResult::busy);  // not sent, or still queued: it may sell later
+  if (*answer == "sold") return ctx.sold(order);
   return ctx.outcome(BuyResult::sold_out);
 }
 
-void answer(JobContext& ctx, const std::string& reply_to, const std::string& order_id, const std::string& result) {
-  ctx.world().network().send(ctx.app(), ctx.world().node(reply_to), reply_port(order_id), result, result);
-}
-
 bool take_order(JobContext& ctx, const mq::Record& r) {
-  const auto request = decode_request(r.value);
+  const std::optional<QueuedRequest> request = decode_queued_request(r.value);
   if (!request) return true;  // not a request: nothing to do
-  const auto& [row, reply_to] = *request;
+  const db::OrderRow& row = request->row;
   const JobContext::Processing working = ctx.processing(row.sku, r.offset);
   std::optional<db::DbConnection> conn = ctx.db().acquire();
   if (!conn) return false;
   db::DbCall known = conn->autocommit(db::SelectOrderByRequestId{row.request_id});
   if (!known.ok()) return false;
   if (!known.result.order_rows.empty()) {
-    answer(ctx, reply_to, row.order_id, "sold");
+    answer_queued(ctx, *request, "sold");
     return true;
   }
   db::DbCall read = conn->autocommit(db::SelectStock{row.sku});
   if (!read.ok()) return false;
   const int64_t available = read.result.stock_rows.at(0).available;
   if (available < 1) {
-    answer(ctx, reply_to, row.order_id, "sold-out");
+    answer_queued(ctx, *request, "sold-out");
     return true;
   }
   ctx.remote_call();
@@ -74,7 +56,7 @@ bool take_order(JobContext& ctx, const mq::Record& r) {
   if (!write.ok()) return false;
   db::DbCall insert = conn->autocommit(db::InsertOrder{row});
   if (!insert.ok() && !(insert.status == db::CallStatus::ok && insert.result.kind == db::Outcome::UniqueViolation)) return false;
-  answer(ctx, reply_to, row.order_id, "sold");
+  answer_queued(ctx, *request, "sold");
   return true;
 }
 
