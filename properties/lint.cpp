@@ -280,31 +280,31 @@ LintItem degrade(const Design& d, const Workload& w) {
   const std::string opens = fmt::format("a circuit breaker on each app node opens after {} acquisitions in a row the lock service did not answer, for {}, "
                                         "then lets one probe through",
                                         breaker.failures_to_open, span(breaker.open_for));
-  switch (d.steps.degrade) {
-    case Steps::Degrade::reject:
-      it.level = LintLevel::ok;
-      it.answers = {fmt::format("yes: {}; while it is open a purchase is rejected at once (busy), so nothing reaches the database without the lock{}", opens,
-                                w.rate_limit > 0 ? fmt::format(", and the gateway's token bucket admits {} requests a second", w.rate_limit) : "")};
-      it.property = "no_oversell";
-      it.profile = "failover";
-      return it;
-    case Steps::Degrade::queue:
-      it.level = LintLevel::ok;
-      it.answers = {fmt::format("yes: {}; while it is open a purchase goes to a queue keyed by SKU, whose consumers take the unit with the stock "
-                                "condition, so nothing reaches the database unguarded{}",
-                                opens, w.rate_limit > 0 ? fmt::format(", and the gateway's token bucket admits {} requests a second", w.rate_limit) : "")};
-      it.property = "no_oversell";
-      it.profile = "failover";
-      return it;
-    case Steps::Degrade::let_through:
-      it.level = LintLevel::fail;
-      it.answers = {fmt::format("no: it fails open: {}; while Redis does not answer, a purchase goes on without the lock, and its stock write is right only "
-                                "under the lock (the article: degrade to queueing or rate limiting, never let traffic through)",
-                                opens)};
-      it.property = "no_oversell";
-      it.profile = "failover";
-      return it;
-    case Steps::Degrade::none: break;
+  if (d.steps.degrade != Steps::Degrade::none) {
+    // Each answer is backed by the failover profile: the primary is down until Sentinel promotes.
+    it.property = "no_oversell";
+    it.profile = "failover";
+    const std::string bucket = w.rate_limit > 0 ? fmt::format(", and the gateway's token bucket admits {} requests a second", w.rate_limit) : "";
+    switch (d.steps.degrade) {
+      case Steps::Degrade::reject:
+        it.level = LintLevel::ok;
+        it.answers = {fmt::format("yes: {}; while it is open a purchase is rejected at once (busy), so nothing reaches the database without the lock{}", opens,
+                                  bucket)};
+        return it;
+      case Steps::Degrade::queue:
+        it.level = LintLevel::ok;
+        it.answers = {fmt::format("yes: {}; while it is open a purchase goes to a queue keyed by SKU, whose consumers take the unit with the stock "
+                                  "condition, so nothing reaches the database unguarded{}",
+                                  opens, bucket)};
+        return it;
+      case Steps::Degrade::let_through:
+        it.level = LintLevel::fail;
+        it.answers = {fmt::format("no: it fails open: {}; while Redis does not answer, a purchase goes on without the lock, and its stock write is right "
+                                  "only under the lock (the article: degrade to queueing or rate limiting, never let traffic through)",
+                                  opens)};
+        return it;
+      case Steps::Degrade::none: break;
+    }
   }
   const std::string waits = w.lock_wait > sim::Duration::zero()
                                 ? fmt::format("until its acquire gives up (--lock-wait {}), asking again all the while", span(w.lock_wait))
