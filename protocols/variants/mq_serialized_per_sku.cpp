@@ -27,7 +27,8 @@ BuyResult buy(BuyContext& ctx) {
   const std::string order = ctx.new_order_id();
   const std::optional<std::string> answer = queue_and_wait(ctx, order);
   if (!answer) return ctx.outcome(BuyResult::busy);  // not sent, or still queued: it may sell later
-  if (*answer == "sold") return ctx.sold(order);
+  // "sold:<order id>": the order the request made (a second click's copy finds the first's).
+  if (answer->rfind("sold:", 0) == 0) return ctx.sold(answer->substr(5));
   return ctx.outcome(BuyResult::sold_out);
 }
 
@@ -41,7 +42,7 @@ bool take_order(JobContext& ctx, const mq::Record& r) {
   db::DbCall known = conn->autocommit(db::SelectOrderByRequestId{row.request_id});
   if (!known.ok()) return false;
   if (!known.result.order_rows.empty()) {
-    answer_queued(ctx, *request, "sold");
+    answer_queued(ctx, *request, "sold:" + known.result.order_rows.front().order_id);
     return true;
   }
   db::DbCall read = conn->autocommit(db::SelectStock{row.sku});
@@ -56,7 +57,7 @@ bool take_order(JobContext& ctx, const mq::Record& r) {
   if (!write.ok()) return false;
   db::DbCall insert = conn->autocommit(db::InsertOrder{row});
   if (!insert.ok() && !(insert.status == db::CallStatus::ok && insert.result.kind == db::Outcome::UniqueViolation)) return false;
-  answer_queued(ctx, *request, "sold");
+  answer_queued(ctx, *request, "sold:" + row.order_id);
   return true;
 }
 
