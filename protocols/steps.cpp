@@ -9,6 +9,7 @@
 
 #include <any>
 #include <exception>
+#include <string_view>
 
 namespace oversim::protocols {
 
@@ -382,12 +383,17 @@ namespace {
 std::string reply_port(const std::string& order_id) { return "reply:" + order_id; }
 }  // namespace
 
-std::optional<std::string> queue_and_wait(BuyContext& ctx, const std::string& order) {
+// The answer's text on the wire: "sold:<order id>" or "sold-out".
+constexpr std::string_view kSold = "sold:";
+
+BuyResult queue_and_wait(BuyContext& ctx, const std::string& order) {
   auto sent = ctx.mq().produce(ctx.sku, encode_order(ctx.order_row(order)) + "|" + ctx.app().name());
-  if (!sent.ok()) return std::nullopt;
+  if (!sent.ok()) return ctx.outcome(BuyResult::busy);
   std::optional<sim::Message> answer = ctx.app().mailbox(reply_port(order)).receive(ctx.world().now() + ctx.workload().lock_wait, "queued purchase");
-  if (!answer) return std::nullopt;
-  return std::any_cast<std::string>(answer->body);
+  if (!answer) return ctx.outcome(BuyResult::busy);
+  const std::string said = std::any_cast<std::string>(answer->body);
+  if (said.rfind(kSold, 0) == 0) return ctx.sold(said.substr(kSold.size()));
+  return ctx.outcome(BuyResult::sold_out);
 }
 
 std::optional<QueuedRequest> decode_queued_request(const std::string& value) {
@@ -398,8 +404,21 @@ std::optional<QueuedRequest> decode_queued_request(const std::string& value) {
   return QueuedRequest{*row, value.substr(bar + 1)};
 }
 
+namespace {
 void answer_queued(JobContext& ctx, const QueuedRequest& request, const std::string& result) {
   ctx.world().network().send(ctx.app(), ctx.world().node(request.reply_to), reply_port(request.row.order_id), result, result);
+}
+}  // namespace
+
+void answer_sold(JobContext& ctx, const QueuedRequest& request, const std::string& order_id) { answer_queued(ctx, request, std::string(kSold) + order_id); }
+void answer_sold_out(JobContext& ctx, const QueuedRequest& request) { answer_queued(ctx, request, "sold-out"); }
+
+EarlierOrder answer_earlier_order(JobContext& ctx, db::DbConnection& conn, const QueuedRequest& request) {
+  db::DbCall known = conn.autocommit(db::SelectOrderByRequestId{request.row.request_id});
+  if (!known.ok()) return EarlierOrder::failed;
+  if (known.result.order_rows.empty()) return EarlierOrder::none;
+  answer_sold(ctx, request, known.result.order_rows.front().order_id);
+  return EarlierOrder::answered;
 }
 
 void consume(JobContext& ctx, const std::string& group, bool (*handle)(JobContext&, const mq::Record&)) {

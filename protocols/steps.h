@@ -127,15 +127,21 @@ std::optional<db::OrderRow> decode_order(const std::string& value);
 
 // A purchase a consumer job makes for the buyer (mq_serialized_per_sku, degrade_to_queue): the
 // request (the order it would make, and the app node to answer) goes to the queue keyed by SKU,
-// and the purchase waits at most --lock-wait for the answer on the order's own port. nullopt: not
+// and the purchase waits at most --lock-wait for the answer on the order's own port. "sold" names
+// the order the request made (a repeated request's answer names its first order); busy: not
 // sent, or no answer in time (still queued: it may sell later).
-std::optional<std::string> queue_and_wait(BuyContext& ctx, const std::string& order);
+BuyResult queue_and_wait(BuyContext& ctx, const std::string& order);
 struct QueuedRequest {
   db::OrderRow row;
   std::string reply_to;  // the app node to answer
 };
 std::optional<QueuedRequest> decode_queued_request(const std::string& value);  // nullopt: not a request
-void answer_queued(JobContext& ctx, const QueuedRequest& request, const std::string& result);
+void answer_sold(JobContext& ctx, const QueuedRequest& request, const std::string& order_id);
+void answer_sold_out(JobContext& ctx, const QueuedRequest& request);
+// The consumer's first step: an order the request already made (a redelivery, a repeated
+// request) is answered with that order (answered); failed: ask again later.
+enum class EarlierOrder : uint8_t { none, answered, failed };
+EarlierOrder answer_earlier_order(JobContext& ctx, db::DbConnection& conn, const QueuedRequest& request);
 
 // Kafka's poll loop for a background job: joins `group` as ctx.member(), polls one record at a
 // time (every 20ms while there is none), hands it to `handle` until it returns true (50ms

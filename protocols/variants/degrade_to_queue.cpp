@@ -24,12 +24,7 @@ constexpr const char* kGroup = "degraded-orders";
 
 BuyResult queue_purchase(BuyContext& ctx) {
   ctx.count("degrade.queued");
-  const std::string order = ctx.new_order_id();
-  const std::optional<std::string> answer = queue_and_wait(ctx, order);
-  if (!answer) return ctx.outcome(BuyResult::busy);  // not sent, or still queued: it may sell later
-  // "sold:<order id>": the order the request made (a retry's request finds its first one's).
-  if (answer->rfind("sold:", 0) == 0) return ctx.sold(answer->substr(5));
-  return ctx.outcome(BuyResult::sold_out);
+  return queue_and_wait(ctx, ctx.new_order_id());
 }
 
 BuyResult buy(BuyContext& ctx) {
@@ -55,31 +50,27 @@ bool take_order(JobContext& ctx, const mq::Record& r) {
   const JobContext::Processing working = ctx.processing(row.sku, r.offset);
   std::optional<db::DbConnection> conn = ctx.db().acquire();
   if (!conn) return false;
-  db::DbCall known = conn->autocommit(db::SelectOrderByRequestId{row.request_id});
-  if (!known.ok()) return false;
-  if (!known.result.order_rows.empty()) {
-    answer_queued(ctx, *request, "sold:" + known.result.order_rows.front().order_id);
-    return true;
-  }
+  const EarlierOrder earlier = answer_earlier_order(ctx, *conn, *request);
+  if (earlier != EarlierOrder::none) return earlier == EarlierOrder::answered;
   ctx.remote_call();
   conn->begin();
   db::DbCall take = conn->execute(db::UpdateStock::on(row.sku).decrement(1).bump().where_available_at_least(1));
   if (!take.ok()) return false;
   if (take.rows() == 0) {
     conn->rollback();
-    answer_queued(ctx, *request, "sold-out");
+    answer_sold_out(ctx, *request);
     return true;
   }
   db::DbCall insert = conn->execute(db::InsertOrder{row});
   if (insert.status == db::CallStatus::ok && insert.result.kind == db::Outcome::UniqueViolation) {
     conn->rollback();  // a redelivery whose first delivery committed meanwhile
-    answer_queued(ctx, *request, "sold:" + row.order_id);
+    answer_sold(ctx, *request, row.order_id);
     return true;
   }
   if (!insert.ok()) return false;
   db::DbCall commit = conn->commit();
   if (!commit.ok()) return false;
-  answer_queued(ctx, *request, "sold:" + row.order_id);
+  answer_sold(ctx, *request, row.order_id);
   return true;
 }
 

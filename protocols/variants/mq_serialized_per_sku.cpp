@@ -23,14 +23,7 @@ namespace {
 
 constexpr const char* kGroup = "order-takers";
 
-BuyResult buy(BuyContext& ctx) {
-  const std::string order = ctx.new_order_id();
-  const std::optional<std::string> answer = queue_and_wait(ctx, order);
-  if (!answer) return ctx.outcome(BuyResult::busy);  // not sent, or still queued: it may sell later
-  // "sold:<order id>": the order the request made (a second click's copy finds the first's).
-  if (answer->rfind("sold:", 0) == 0) return ctx.sold(answer->substr(5));
-  return ctx.outcome(BuyResult::sold_out);
-}
+BuyResult buy(BuyContext& ctx) { return queue_and_wait(ctx, ctx.new_order_id()); }
 
 bool take_order(JobContext& ctx, const mq::Record& r) {
   const std::optional<QueuedRequest> request = decode_queued_request(r.value);
@@ -39,17 +32,13 @@ bool take_order(JobContext& ctx, const mq::Record& r) {
   const JobContext::Processing working = ctx.processing(row.sku, r.offset);
   std::optional<db::DbConnection> conn = ctx.db().acquire();
   if (!conn) return false;
-  db::DbCall known = conn->autocommit(db::SelectOrderByRequestId{row.request_id});
-  if (!known.ok()) return false;
-  if (!known.result.order_rows.empty()) {
-    answer_queued(ctx, *request, "sold:" + known.result.order_rows.front().order_id);
-    return true;
-  }
+  const EarlierOrder earlier = answer_earlier_order(ctx, *conn, *request);
+  if (earlier != EarlierOrder::none) return earlier == EarlierOrder::answered;
   db::DbCall read = conn->autocommit(db::SelectStock{row.sku});
   if (!read.ok()) return false;
   const int64_t available = read.result.stock_rows.at(0).available;
   if (available < 1) {
-    answer_queued(ctx, *request, "sold-out");
+    answer_sold_out(ctx, *request);
     return true;
   }
   ctx.remote_call();
@@ -57,7 +46,7 @@ bool take_order(JobContext& ctx, const mq::Record& r) {
   if (!write.ok()) return false;
   db::DbCall insert = conn->autocommit(db::InsertOrder{row});
   if (!insert.ok() && !(insert.status == db::CallStatus::ok && insert.result.kind == db::Outcome::UniqueViolation)) return false;
-  answer_queued(ctx, *request, "sold:" + row.order_id);
+  answer_sold(ctx, *request, row.order_id);
   return true;
 }
 
