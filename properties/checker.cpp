@@ -979,7 +979,10 @@ std::vector<FlagValue> scenario_settings(const Scenario& s, bool every) {
       const protocols::Setting* setting = protocols::find_setting(r.flag);
       if (setting == nullptr) continue;
       (void)setting->set(d, r.value);
-      if (std::find(s.typed.begin(), s.typed.end(), r.flag) == s.typed.end()) (void)setting->set(w, r.value);
+      // As apply_requirements: the design's default stands in for the tool's, not for a typed
+      // value or one a profile set.
+      const bool typed = std::find(s.typed.begin(), s.typed.end(), r.flag) != s.typed.end();
+      if (!typed && setting->get(w) == setting->get(protocols::Workload{})) (void)setting->set(w, r.value);
     }
   }
   std::vector<FlagValue> out;

@@ -411,7 +411,7 @@ std::string probe_key(const Scenario& s) {
          "|" + settings_key(w) + format_distribution(remote_call_distribution(w)) + "|" + format_distribution(replication_distribution(w));
 }
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Workload) == 424, "Workload changed: add the new field to probe_key or to protocols/settings.cpp (then update this size)");
+static_assert(sizeof(Workload) == 432, "Workload changed: add the new field to probe_key or to protocols/settings.cpp (then update this size)");
 #endif
 
 // Probes are shared between the profiles of one seed (compare, hash and the verdict table run
@@ -501,12 +501,21 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
   s.unplaced.clear();
   s.faults = {};
   s.schedule = "random";
+  const Design* design = find_design(s.design);
+  // The design's own defaults first (an etcd session's 2s lease): the profile sizes its fault
+  // for the sale that runs.
+  if (design != nullptr) {
+    std::vector<Requirement> defaults;
+    for (const Requirement& r : design->requirements) {
+      if (r.user_may_change) defaults.push_back(r);
+    }
+    if (!defaults.empty()) s.workload = apply_requirements(s.workload, defaults, s.typed, design->name).workload;
+  }
   Workload& w = s.workload;
   if (auto why = profile_inapplicable(profile, s)) {
     s.unplaced = *why;
     return s;
   }
-  const Design* design = find_design(s.design);
   const Roles roles = design == nullptr ? Roles{} : Simulation::roles(s, *design);
   // A combination (gc-pause+failover) widens for each of its profiles, in order, and places one
   // fault (swarm: 1-3) of each on the same probe: every run suffers all of them.

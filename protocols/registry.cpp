@@ -37,7 +37,13 @@ namespace oversim::protocols {
   X(zk_lock_stops_on_lost)      \
   X(zk_lock_conditional)        \
   X(zk_lock_fenced)             \
-  X(zk_herd_lock)
+  X(zk_herd_lock)               \
+  X(etcd_lock_read_modify_write) \
+  X(etcd_lock_txn_guard)        \
+  X(etcd_lock_fenced)           \
+  X(etcd_lock_conditional)      \
+  X(etcd_unlock_retry)          \
+  X(etcd_unlock_retry_guarded)
 
 #define OVERSIM_DECLARE(name) extern const Design name##_design;
 OVERSIM_DESIGNS(OVERSIM_DECLARE)

@@ -1,5 +1,6 @@
 #include "protocols/services.h"
 
+#include "protocols/services/etcd_service.h"
 #include "protocols/services/mq_service.h"
 #include "protocols/services/redis_service.h"
 #include "protocols/services/redlock_service.h"
@@ -28,6 +29,7 @@ const std::vector<ServiceKind>& service_kinds() {
       RedisService::kind_entry(),
       RedLockService::kind_entry(),
       ZooKeeperService::kind_entry(),
+      EtcdService::kind_entry(),
       MqService::kind_entry(),
   };
   return all;

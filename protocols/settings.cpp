@@ -196,6 +196,8 @@ const std::vector<Setting>& settings() {
                            "app-lock link", lock_latency)),
       in_service("redlock", OVERSIM_SPAN_SETTING("--redlock-timeout", "RedLock: how long the client waits for each master's answer, 1ms..1h (redlock-rb's Redis client timeout, 0.1s)",
                            "redlock timeout", redlock_node_timeout, Duration::ms(1), kHour)),
+      in_service("etcd", OVERSIM_INT_SETTING("--etcd-members", "etcd: members etcd-1..N of the cluster, quorum N/2+1, 1..9 (default 3; its designs take --lock-ttl as the session's lease TTL)",
+                                             "etcd members", etcd_members, 1, kMaxEtcdMembers)),
       OVERSIM_INT_SETTING("--optimistic-retries", "db_optimistic_version: tries again this many times after a version conflict, 0..100",
                           "optimistic retries", optimistic_retries, 0, 100),
   };
@@ -203,15 +205,20 @@ const std::vector<Setting>& settings() {
   return rows;
 }
 
-#undef OVERSIM_INT_SETTING
-#undef OVERSIM_SPAN_SETTING
-
 const Setting* find_setting(const std::string& flag) {
   for (const Setting& s : settings()) {
     if (flag == s.flag) return &s;
   }
+  // A workload flag older than the rows (cli/flags.h) that a design may still default: the lease
+  // an etcd design's session asks for.
+  static const Setting lock_ttl = in_service(
+      "lock", OVERSIM_SPAN_SETTING("--lock-ttl", "Lock lease, SET NX PX (1ms..720h)", "lock ttl", lock_ttl, Duration::ms(1), Duration::s(720 * 3600)));
+  if (flag == lock_ttl.flag) return &lock_ttl;
   return nullptr;
 }
+
+#undef OVERSIM_INT_SETTING
+#undef OVERSIM_SPAN_SETTING
 
 std::string setting_flags(const Workload& w) {
   static const Workload d;
@@ -249,7 +256,9 @@ Required apply_requirements(const Workload& w, const std::vector<Requirement>& r
       return r;
     }
     const bool was_typed = std::find(typed.begin(), typed.end(), q.flag) != typed.end();
-    if (was_typed && q.user_may_change) continue;
+    // A design's default replaces the tool's default only: a typed value stands, and so does
+    // one a fault profile already set (it widened the sale for its fault).
+    if (q.user_may_change && (was_typed || s->get(w) != s->get(Workload{}))) continue;
     if (was_typed && s->get(w) != q.value) {
       r.problem = fmt::format("{} {}: design '{}' requires {} {} ({})", q.flag, s->get(w), design, q.flag, q.value, q.why);
       r.contradicted = q;

@@ -28,7 +28,7 @@ struct Setting {
 };
 
 // The rows, in the order --help lists them; exactly kSettingCount of them.
-inline constexpr size_t kSettingCount = 26;
+inline constexpr size_t kSettingCount = 27;
 const std::vector<Setting>& settings();
 const Setting* find_setting(const std::string& flag);
 
@@ -45,8 +45,9 @@ struct Requirement {
   std::string flag;
   std::string value;
   std::string why;
-  // The design's own default for a setting the user may set (its token bucket's rate): applied
-  // unless the flag was typed, and a typed value is the sale's.
+  // The design's own default for a setting the user may set (its token bucket's rate, its
+  // session's lease): it replaces the tool's default only, so a typed value, or one a fault
+  // profile set for its fault, is the sale's.
   bool user_may_change = false;
 };
 

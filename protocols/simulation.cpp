@@ -453,11 +453,13 @@ std::optional<std::string> workload_problem(const Scenario& scenario, const Desi
   if (scenario.workload.redis_replicas < 0 || scenario.workload.redis_replicas > kMaxRedisReplicas) {
     return fmt::format("{} Redis replicas: a deployment here has 0..{}", scenario.workload.redis_replicas, kMaxRedisReplicas);
   }
-  if (auto problem = apply_requirements(scenario.workload, design.requirements, scenario.typed, design.name).problem) return problem;
+  const Required required = apply_requirements(scenario.workload, design.requirements, scenario.typed, design.name);
+  if (required.problem) return required.problem;
+  // The sale that runs: with the design's requirements and defaults.
   for (const std::string& service : design.services) {
     const ServiceKind& kind = kind_of_service(design, service);
     if (kind.problem == nullptr) continue;
-    if (auto problem = kind.problem(scenario.workload)) return problem;
+    if (auto problem = kind.problem(required.workload)) return problem;
   }
   return std::nullopt;
 }
@@ -471,8 +473,9 @@ std::optional<std::string> scenario_problem(const Scenario& scenario, const Desi
     return std::string(e.what());
   }
   Scenario s = scenario;
+  s.workload = apply_requirements(scenario.workload, design.requirements, scenario.typed, design.name).workload;
   try {
-    s.faults = scenario.faults.resolved(quantities(scenario.workload));
+    s.faults = scenario.faults.resolved(quantities(s.workload));
   } catch (const sim::FaultPlanError& e) {
     return std::string(e.what());
   }

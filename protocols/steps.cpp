@@ -1,6 +1,7 @@
 #include "protocols/steps.h"
 
 #include "models/redis/redis_server.h"
+#include "protocols/services/etcd_service.h"
 #include "protocols/services/redlock_service.h"
 #include "protocols/services/zookeeper_service.h"
 #include "models/zookeeper/zk_lock.h"
@@ -303,6 +304,148 @@ void zk_release(BuyContext& ctx, const HeldLock& lock) {
   const zookeeper::LockStats before = h.lock->stats();
   h.lock->release(h.node);
   count_zk(ctx, before, h.lock->stats());
+}
+
+struct EtcdHold {
+  std::shared_ptr<EtcdProcess> process;
+  sim::Mutex* local = nullptr;  // held until release
+  std::unique_ptr<etcd::Mutex> mutex;
+};
+
+namespace {
+void count_etcd(BuyContext& ctx, const etcd::MutexStats& before, const etcd::MutexStats& after) {
+  ctx.count("lock.requests", static_cast<int64_t>(after.requests - before.requests));
+  ctx.count("lock.wakeups", static_cast<int64_t>(after.waits - before.waits));
+  ctx.count("etcd.unknown", static_cast<int64_t>(after.unknown - before.unknown));
+}
+
+// The process's session, opened by the first buyer that needs it, and again once it ended (its
+// lease expired or was revoked). nullptr when the grant failed by `deadline`.
+etcd::Session* etcd_session(BuyContext& ctx, EtcdProcess& p, Instant deadline) {
+  if (!p.opening.lock_until(deadline, "etcd session")) return nullptr;
+  if (!p.session || p.session->done()) {
+    if (p.session) ctx.count("etcd.session-ended");
+    EtcdService& svc = ctx.simulation().service<EtcdService>();
+    // clientv3's WithTTL takes whole seconds: the design asks for --lock-ttl rounded up.
+    const int64_t s = (svc.session_ttl().count_ns() + 999'999'999) / 1'000'000'000;
+    p.session = etcd::Session::open(*svc.cluster().client(ctx.app().name()), Duration::s(s), deadline);
+    if (p.session) ctx.count("etcd.sessions");
+  }
+  p.opening.unlock();
+  return p.session ? &*p.session : nullptr;
+}
+}  // namespace
+
+std::optional<HeldLock> etcd_acquire(BuyContext& ctx, const std::string& key) {
+  const AcquireRecord record(ctx);
+  auto hold = std::make_shared<EtcdHold>();
+  hold->process = ctx.simulation().service<EtcdService>().process(ctx.app().name());
+  const Instant give_up = ctx.world().now() + ctx.workload().lock_wait;
+  sim::Mutex& local = hold->process->local_lock(key);
+  const Instant asked = ctx.world().now();
+  if (!local.lock_until(give_up, "etcd local lock")) {
+    ctx.count("lock.gave-up");
+    return std::nullopt;
+  }
+  bool contended = ctx.world().now() > asked;  // waited for a buyer of this process
+  hold->local = &local;
+  etcd::Session* session = etcd_session(ctx, *hold->process, give_up);
+  if (session == nullptr) {
+    local.unlock();
+    ctx.count("lock.gave-up");
+    return std::nullopt;
+  }
+  hold->mutex = std::make_unique<etcd::Mutex>(*session, etcd_lock_prefix(key));
+  const etcd::Mutex::LockResult r = hold->mutex->lock(give_up);
+  count_etcd(ctx, {}, hold->mutex->stats());
+  if (r != etcd::Mutex::LockResult::held) {
+    local.unlock();
+    ctx.count(r == etcd::Mutex::LockResult::session_expired ? "etcd.lock-session-expired" : "lock.gave-up");
+    return std::nullopt;
+  }
+  if (contended || hold->mutex->stats().waits > 0) ctx.count("lock.contended");
+  HeldLock held = acquired(ctx, key, etcd_lock_token(hold->mutex->key(), hold->mutex->revision()), Duration::zero());
+  held.fence = static_cast<uint64_t>(hold->mutex->revision());
+  held.etcd = hold;
+  return held;
+}
+
+void etcd_release(BuyContext& ctx, const HeldLock& lock, EtcdUnlock how) {
+  EtcdHold& h = *lock.etcd;
+  sim::Mutex* local = h.local;
+  h.local = nullptr;
+  if (!begin_release(ctx, lock)) {
+    if (local != nullptr) local->unlock();
+    return;
+  }
+  // An observation, not the client's knowledge: the key was gone (its lease expired and was
+  // revoked) while the holder held it.
+  const etcd::EtcdCluster& cluster = ctx.simulation().service<EtcdService>().cluster();
+  const auto now_kv = cluster.most_applied().state().get(h.mutex->key());
+  if (!now_kv || now_kv->create_revision != h.mutex->revision()) ctx.count("etcd.key-gone-while-held");
+  const etcd::MutexStats before = h.mutex->stats();
+  const Duration timeout = ctx.simulation().service<EtcdService>().cluster().config().client.request_timeout;
+  const int64_t rev = h.mutex->revision();
+  const std::string key = h.mutex->key();
+  bool answered = false;
+  if (how == EtcdUnlock::retry_guarded) {
+    etcd::Txn t;
+    t.compare = {h.mutex->is_owner()};
+    t.success = {etcd::DeleteRange{key, false}};
+    answered = h.mutex->session().client().txn(t, ctx.world().now() + timeout).status == etcd::CallResult::Status::answered;
+  } else {
+    answered = h.mutex->unlock(ctx.world().now() + timeout);
+  }
+  count_etcd(ctx, before, h.mutex->stats());
+  if (local != nullptr) local->unlock();
+  if (answered || how == EtcdUnlock::once) return;
+  ctx.count("etcd.unlock-retried");
+  // The retry goes on in the background; the buyer has gone on, and so has the process's next
+  // buyer of the lock.
+  std::shared_ptr<EtcdHold> keep = lock.etcd;
+  etcd::EtcdClient* client = &h.mutex->session().client();
+  sim::World& world = ctx.world();
+  world.spawn(&ctx.app(), ctx.app().name() + "/etcd-unlock-retry", [keep, client, &world, how, key, rev, timeout] {
+    for (;;) {
+      sim::sleep_for(Duration::ms(100));
+      if (how == EtcdUnlock::retry) {
+        if (keep->mutex->unlock(world.now() + timeout)) return;
+      } else {
+        etcd::Txn t;
+        t.compare = {etcd::Compare{key, etcd::Compare::Target::create_revision, etcd::Compare::Result::equal, rev, ""}};
+        t.success = {etcd::DeleteRange{key, false}};
+        if (client->txn(t, world.now() + timeout).status == etcd::CallResult::Status::answered) return;
+      }
+    }
+  }, true);
+}
+
+std::optional<int64_t> etcd_read_stock(BuyContext& ctx) {
+  etcd::EtcdClient* client = ctx.simulation().service<EtcdService>().cluster().client(ctx.app().name());
+  const Duration timeout = client->options().request_timeout;
+  etcd::CallResult r = client->txn(etcd::Txn{{}, {etcd::Range{ctx.stock_key(), false, etcd::Range::Sort::key, 0, 0}}, {}}, ctx.world().now() + timeout);
+  if (!r.ok() || r.reply.txn.responses.at(0).kvs.empty()) return std::nullopt;
+  return std::stoll(r.reply.txn.responses.at(0).kvs.front().value);
+}
+
+GuardedWrite etcd_write_stock_if_owner(BuyContext& ctx, const HeldLock& lock, int64_t value) {
+  etcd::EtcdClient* client = ctx.simulation().service<EtcdService>().cluster().client(ctx.app().name());
+  etcd::Txn t;
+  t.compare = {lock.etcd->mutex->is_owner()};
+  t.success = {etcd::Put{ctx.stock_key(), std::to_string(value), 0}};
+  etcd::CallResult r = client->txn(t, ctx.world().now() + client->options().request_timeout);
+  if (r.status != etcd::CallResult::Status::answered) return GuardedWrite::unknown;
+  if (r.reply.code != etcd::Code::ok || !r.reply.txn.succeeded) return GuardedWrite::not_owner;
+  ctx.count("stock.taken");
+  return GuardedWrite::written;
+}
+
+Requirement etcd_is_the_arbiter() {
+  return {"--check-constraint", "off", "etcd is the only arbiter of the stock; a CHECK would make the database a second one"};
+}
+
+Requirement etcd_session_lease() {
+  return {"--lock-ttl", "2s", "the session's lease: etcd grants whole seconds, at least 2s with its default election timeout; type --lock-ttl to size it", true};
 }
 
 namespace {

@@ -11,14 +11,16 @@
 
 namespace oversim::protocols {
 
-struct ZkHold;  // steps.cpp: the recipe's state for one held ZooKeeper lock
+struct ZkHold;    // steps.cpp: the recipe's state for one held ZooKeeper lock
+struct EtcdHold;  // steps.cpp: the recipe's state for one held etcd lock
 
 struct HeldLock {
   std::string key;
   std::string token;
   size_t belief = 0;
-  uint64_t fence = 0;           // ZooKeeper: the lock node's czxid, a fencing token (0: none)
+  uint64_t fence = 0;           // ZooKeeper: the lock node's czxid; etcd: the key's create revision (0: none)
   std::shared_ptr<ZkHold> zk;   // ZooKeeper only
+  std::shared_ptr<EtcdHold> etcd;  // etcd only
 };
 
 // The article's "release in finally": runs `f` when the purchase ends, however it ends. If the
@@ -88,6 +90,37 @@ std::optional<HeldLock> zk_acquire(BuyContext& ctx, const std::string& key, ZkLo
 bool zk_still_held(const HeldLock& lock);
 // Delete the lock node (Curator keeps retrying a lost delete in the background).
 void zk_release(BuyContext& ctx, const HeldLock& lock);
+
+// The etcd lock recipe (models/etcd/etcd_mutex.h, clientv3/concurrency's Mutex) on this app
+// node's client, waiting at most lock_wait in all. The process's own buyers of the lock go one at
+// a time first (a local mutex: two Mutexes of one session on one prefix share a key); then the
+// process's session (the first buyer opens it, and the next one after it ended: a lease of
+// --lock-ttl, whole seconds, kept alive by the client); then Lock on /locks/<key>. The token is
+// the key with its create revision ("<key>@<rev>"), and `fence` that revision (myRev), which
+// grows from one holder to the next. The belief lasts until release: nothing tells the holder
+// that its lease expired (the session's Done is not looked at). nullopt: the wait ran out, a
+// request failed or went unanswered, or the session was gone.
+std::optional<HeldLock> etcd_acquire(BuyContext& ctx, const std::string& key);
+// How a release deletes the key: `once` is Mutex.Unlock (a plain Delete; with its answer lost
+// the key stays until the session ends, and the process's next buyer finds it its own); `retry`
+// sends that Delete again in the background until one is answered, after the buyer has gone on
+// (etcd #22082: the process's next buyer may have made the key again by then); `retry_guarded`
+// retries `If CreateRevision(key) == myRev Then Delete` instead (PR #22115's IsOwner guard).
+enum class EtcdUnlock : uint8_t { once, retry, retry_guarded };
+void etcd_release(BuyContext& ctx, const HeldLock& lock, EtcdUnlock how = EtcdUnlock::once);
+
+// Stock kept in etcd (Steps::service_stock, `stock:{sku}`, loaded before the sale). The read is a
+// linearizable Get: nullopt when it failed. The write is a Txn guarded by the lock, If
+// CreateRevision(lock key) == myRev (IsOwner) Then Put(stock, value): `not_owner` when the key is
+// gone or is another's (a lease that expired under the holder), `unknown` when unanswered.
+std::optional<int64_t> etcd_read_stock(BuyContext& ctx);
+enum class GuardedWrite : uint8_t { written, not_owner, unknown };
+GuardedWrite etcd_write_stock_if_owner(BuyContext& ctx, const HeldLock& lock, int64_t value);
+// The etcd-stock design's requirement: --check-constraint off, since etcd is the arbiter.
+Requirement etcd_is_the_arbiter();
+// The etcd designs' default session lease: 2s (etcd's minimum TTL with its default election
+// timeout), unless --lock-ttl is typed.
+Requirement etcd_session_lease();
 
 // How a design gives a unit back to its Redis stock: a plain `INCRBY stock:{sku} 1`, which a
 // repeat applies again; or `EVAL incr_once stock:{sku} comp:{order} 1`, which applies once per

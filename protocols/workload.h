@@ -45,6 +45,7 @@ const char* to_string(Isolation i);
 
 inline constexpr int kMaxRedLockMasters = 9;
 inline constexpr int kMaxZkServers = 9;
+inline constexpr int kMaxEtcdMembers = 9;
 inline constexpr int kMaxRedisReplicas = 4;
 inline constexpr int kMaxSentinels = 7;
 
@@ -121,6 +122,9 @@ struct Workload {
   // 429), before any app node sees them; their buyers click again. 0: no limit (the default).
   int rate_limit = 0;
   int rate_burst = 10;
+  // etcd: the cluster's members etcd-1..etcd-N (quorum N/2 + 1); its designs take lock_ttl as
+  // their session's lease TTL.
+  int etcd_members = 3;
   // One-way latency of each message between an app node and the database, and between an app
   // node and the lock service's nodes (Redis and its Sentinel, the RedLock masters, the
   // ZooKeeper ensemble), in place of the --latency model on those links; nullopt: --latency.

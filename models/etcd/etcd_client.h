@@ -102,6 +102,7 @@ class EtcdClient {
   void cancel(const std::shared_ptr<WatchStream>& w);
 
   uint64_t requests() const { return requests_; }  // unary requests sent by callers (not keepalives)
+  uint64_t generation() const { return generation_; }  // +1 each time the process crashed
 
  private:
   void boot();

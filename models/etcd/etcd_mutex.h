@@ -78,6 +78,7 @@ class Mutex {
   int64_t revision() const { return rev_; }          // myRev: the key's create_revision
   int64_t header_revision() const { return hdr_; }   // Header().Revision of the lock
   const MutexStats& stats() const { return stats_; }
+  Session& session() const { return *session_; }
 
  private:
   CallResult send(const Txn& t, Instant deadline);

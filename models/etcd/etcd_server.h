@@ -166,6 +166,8 @@ class EtcdServer {
   // The leader's expiry of a lease now (nullopt: not leading, or no such lease).
   std::optional<Instant> lease_expiry(int64_t id) const { return lessor_.expiry(id); }
   sim::MailboxLoad load() const;
+  // Before the run: a key the cluster holds when the sale starts (every member puts it alike).
+  void preload(const std::string& key, const std::string& value) { state_.put(key, value); }
 
   // Every key a client's Txn deleted here while leading (kept across crashes), for the
   // properties: the key, its create revision, the client's node.
