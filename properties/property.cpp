@@ -187,19 +187,23 @@ std::optional<Offence> first_serialization_break(const Simulation& s) {
 // A client's DEL removed a lock key whose token belonged to a client that still believed it held
 // the lock: only a release that does not compare the token (or a stale holder's) can do that.
 std::optional<Offence> first_foreign_unlock(const Simulation& s) {
-  std::map<std::pair<std::string, std::string>, const protocols::LockBelief*> by_key_token;
+  // Several beliefs may carry one token: an etcd Mutex adopts its session's existing key,
+  // create revision and all, so two acquisitions of one process can hold the same key.
+  std::multimap<std::pair<std::string, std::string>, const protocols::LockBelief*> by_key_token;
   for (const auto& b : s.history().locks) by_key_token.emplace(std::pair{b.key, b.token}, &b);
   std::optional<Offence> first;
   std::vector<protocols::LockRemoval> removals;
   for (const auto& service : s.services()) service->removals(removals);
   for (const auto& r : removals) {
     if (first && !(r.at < first->at)) continue;
-    auto it = by_key_token.find({r.key, r.value});
-    if (it == by_key_token.end()) continue;
-    const protocols::LockBelief& b = *it->second;
-    if (b.acquired <= r.at && r.at < b.released) {
-      first = Offence{r.at, r.step, fmt::format("a DEL from {} at {} removed {} on {} while {} (token {}) still believed it held it", r.from,
-                                                sim::format_instant(r.at), r.key, r.server, b.holder, b.token)};
+    const auto [from, to] = by_key_token.equal_range({r.key, r.value});
+    for (auto it = from; it != to; ++it) {
+      const protocols::LockBelief& b = *it->second;
+      if (b.acquired <= r.at && r.at < b.released) {
+        first = Offence{r.at, r.step, fmt::format("a DEL from {} at {} removed {} on {} while {} (token {}) still believed it held it", r.from,
+                                                  sim::format_instant(r.at), r.key, r.server, b.holder, b.token)};
+        break;
+      }
     }
   }
   return first;

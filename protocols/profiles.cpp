@@ -527,6 +527,14 @@ Scenario apply_profile(const std::string& profile, Scenario s) {
       widen_for_failover(s, part, roles);
     }
     if (part == "clock-drift") widen_for_drift(s, part);
+    if ((part == "gc-pause" || part == "slow-rpc" || part == "app-crash" || part == "chaos") && roles.takes_lock) {
+      // These faults (and chaos, which mixes them) last 1.1-2x the lock TTL, or leave a dead
+      // holder's lock to expire: waiters must outlast them, or the sale turns buyers away for
+      // the fault's length and the run judges their impatience, not the design. Twice the TTL and a second: the default 2s for
+      // a 500ms lease (every Redis, RedLock and ZooKeeper default); 5s for etcd's 2s lease,
+      // whose expiry the lessor also checks only every 500ms.
+      widen(s, part, "--lock-wait", w.lock_wait, w.lock_ttl * 2 + Duration::s(1), "waiting buyers must outlast a fault as long as the lock's lease", show_duration);
+    }
     if (part == "retries") {
       // A repeated purchase only turns into a duplicate order while there is stock to buy: give
       // every buyer a unit so the retries, not the sell-out, decide.

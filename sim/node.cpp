@@ -32,6 +32,7 @@ void LocalClock::rebase(Instant true_now) {
 
 void LocalClock::set_offset(Instant true_now, Duration offset) {
   rebase(true_now);
+  stepped_ += (true_now + offset) - base_local_;
   base_local_ = true_now + offset;
 }
 
@@ -43,12 +44,14 @@ void LocalClock::set_drift_ppm(Instant true_now, int64_t drift_ppm) {
 void LocalClock::jump(Instant true_now, Duration delta) {
   rebase(true_now);
   base_local_ += delta;
+  stepped_ += delta;
 }
 
 Node::Node(World& world, NodeId id, std::string name) : world_(world), id_(id), name_(std::move(name)) {}
 Node::~Node() = default;
 
 Instant Node::local_now() const { return clock_.local_at(world_.now()); }
+Instant Node::monotonic_now() const { return clock_.monotonic_at(world_.now()); }
 
 void Node::set_boot(Boot boot) {
   boot_ = std::move(boot);

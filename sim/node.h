@@ -33,6 +33,9 @@ using NodeId = uint32_t;
 class LocalClock {
  public:
   Instant local_at(Instant true_now) const;
+  // The same clock without its steps (jumps and offsets set during the run): what a monotonic
+  // clock reads (Go's time.Now() compares by it, Java's System.nanoTime()). Drift applies.
+  Instant monotonic_at(Instant true_now) const { return local_at(true_now) - stepped_; }
   // The true-time span after which this clock will have advanced by `local` (rounded up), at the
   // current drift. Used to turn "sleep 3s by my clock" into a virtual-time timer.
   Duration true_span_for(Duration local) const;
@@ -46,6 +49,7 @@ class LocalClock {
   Instant base_true_ = Instant::zero();
   Instant base_local_ = Instant::zero();
   int64_t drift_ppm_ = 0;
+  Duration stepped_ = Duration::zero();  // every step of the clock so far
 };
 
 class Node {
@@ -70,6 +74,7 @@ class Node {
   // Bumped by every crash; lets a model tell a fresh process from the one that sent a request.
   uint64_t incarnation() const { return incarnation_; }
   Instant local_now() const;
+  Instant monotonic_now() const;  // LocalClock::monotonic_at
   LocalClock& clock() { return clock_; }
   const LocalClock& clock() const { return clock_; }
 

@@ -70,7 +70,7 @@ std::shared_ptr<KeptLease> EtcdClient::grant_and_keep_alive(Duration ttl, Instan
   auto lease = std::make_shared<KeptLease>();
   lease->id = g.reply.lease;
   lease->ttl = g.reply.ttl;
-  lease->deadline = app_.local_now() + g.reply.ttl;
+  lease->deadline = app_.monotonic_now() + g.reply.ttl;
   const uint64_t generation = generation_;
   world_.spawn(&app_, fmt::format("{}/keepalive-{:x}", app_.name(), lease->id), [this, lease, generation] { keepalive_loop(lease, generation); }, true);
   return lease;
@@ -88,24 +88,24 @@ void EtcdClient::keepalive_loop(std::shared_ptr<KeptLease> lease, uint64_t gener
     auto r = world_.network().call_as<ClientReply>(app_, *members_[endpoint_], kPort, ClientRequest{LeaseKeepAliveRequest{lease->id}},
                                                    fmt::format("keepalive {:x}", lease->id), options_.request_timeout);
     if (lease->done.is_set() || generation != generation_) return;
-    Instant next_send = app_.local_now() + options_.keepalive_poll;
+    Instant next_send = app_.monotonic_now() + options_.keepalive_poll;
     if (!r.ok()) {
       next_endpoint();
     } else if (r.value->code == Code::ok && r.value->ttl > Duration::zero()) {
-      lease->deadline = app_.local_now() + r.value->ttl;
+      lease->deadline = app_.monotonic_now() + r.value->ttl;
       ++lease->renewals;
-      next_send = app_.local_now() + r.value->ttl / 3;
+      next_send = app_.monotonic_now() + r.value->ttl / 3;
     } else if (r.value->code == Code::ok) {
       return end("the lease is gone (keepalive TTL 0)");
     } else {
       next_endpoint();  // no leader there: try another member
     }
-    while (app_.local_now() < next_send) {
-      if (app_.local_now() >= lease->deadline) return end("no keepalive answer within the TTL");
-      sim::sleep_local(std::min(options_.keepalive_poll, next_send - app_.local_now()));
+    while (app_.monotonic_now() < next_send) {
+      if (app_.monotonic_now() >= lease->deadline) return end("no keepalive answer within the TTL");
+      sim::sleep_local(std::min(options_.keepalive_poll, next_send - app_.monotonic_now()));
       if (lease->done.is_set() || generation != generation_) return;
     }
-    if (app_.local_now() >= lease->deadline) return end("no keepalive answer within the TTL");
+    if (app_.monotonic_now() >= lease->deadline) return end("no keepalive answer within the TTL");
   }
 }
 

@@ -10,7 +10,7 @@
 //   write is not (clientv3 retries a mutation only when it was never sent).
 // - Keepalive (clientv3 lease.go): for each lease kept alive, a request at once, then one a third
 //   of the TTL after each answer; the lease is alive for the client until TTL after the last
-//   answer, by its own clock. An answer with TTL 0 (the lease is gone), or that deadline passing,
+//   answer, by its own monotonic clock. An answer with TTL 0 (the lease is gone), or that deadline passing,
 //   ends it: `done` is set (concurrency.Session's Done channel closes). Done can come after the
 //   server revoked the lease, never before; it is not a fence.
 // - A watch streams from the member the client is pinned to when it is made: every event of the

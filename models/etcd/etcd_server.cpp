@@ -162,7 +162,7 @@ void EtcdServer::boot() {
       for (uint32_t p = 1; p <= peers_.size(); ++p) {
         if (p != id_) progress_[p] = Progress{1, 0, 0, true};
       }
-      lessor_.promote(node_.local_now(), Duration::zero());
+      lessor_.promote(node_.monotonic_now(), Duration::zero());
       elections_.push_back(fmt::format("{} leads term {}", name(), term_));
     }
   } else {
@@ -170,7 +170,7 @@ void EtcdServer::boot() {
     leader_ = 0;
     // The lessor is rebuilt from the backend, every lease waiting for a leader to promote it.
     lessor_ = Lessor{};
-    for (int64_t id : state_.lease_ids()) lessor_.grant(id, *state_.lease_ttl(id), node_.local_now());
+    for (int64_t id : state_.lease_ids()) lessor_.grant(id, *state_.lease_ttl(id), node_.monotonic_now());
     world_.trace_at(&node_, "etcd-role", {{"role", "follower"}, {"why", "restarted"}, {"term", std::to_string(term_)}});
   }
   world_.spawn(&node_, name() + "/serve", [this] { serve(); }, true);
@@ -273,7 +273,7 @@ void EtcdServer::tick_loop() {
         }
       }
       if (tick_ % lease_ticks == 0) {
-        for (int64_t id : lessor_.expired(node_.local_now())) {
+        for (int64_t id : lessor_.expired(node_.monotonic_now())) {
           const std::string line = fmt::format("lease {:x} expired on {} (term {}): revoke proposed", id, name(), term_);
           expiries_.push_back(line);
           world_.trace_at(&node_, "etcd-lease", {{"lease", fmt::format("{:x}", id)}, {"expired", "revoke proposed"}});
@@ -345,7 +345,7 @@ void EtcdServer::handle_client(const sim::Message& m) {
 void EtcdServer::lead_request(Requester who, const ClientRequest& r) {
   if (const auto* k = std::get_if<LeaseKeepAliveRequest>(&r)) {
     ClientReply reply{Code::ok, {}, state_.revision(), 0, Duration::zero()};
-    if (auto ttl = lessor_.renew(k->id, node_.local_now())) reply.ttl = *ttl;
+    if (auto ttl = lessor_.renew(k->id, node_.monotonic_now())) reply.ttl = *ttl;
     return answer(who, r, reply);
   }
   const uint64_t key = next_key_++;
@@ -444,7 +444,7 @@ void EtcdServer::apply(const LogEntry& e, int64_t index) {
   ClientReply reply{Code::ok, {}, before, 0, Duration::zero()};
   if (std::holds_alternative<Noop>(e.op)) {
     if (role_ == Role::leader && e.term == term_) {
-      lessor_.promote(node_.local_now(), options_.election_timeout());
+      lessor_.promote(node_.monotonic_now(), options_.election_timeout());
       world_.trace_at(&node_, "etcd-lease", {{"promote", fmt::format("every lease: now + {} + its TTL", sim::format_duration(options_.election_timeout()))}});
     }
   } else if (const auto* t = std::get_if<Txn>(&e.op)) {
@@ -461,7 +461,7 @@ void EtcdServer::apply(const LogEntry& e, int64_t index) {
     }
   } else if (const auto* g = std::get_if<GrantOp>(&e.op)) {
     if (state_.grant(g->id, g->ttl)) {
-      lessor_.grant(g->id, g->ttl, node_.local_now());
+      lessor_.grant(g->id, g->ttl, node_.monotonic_now());
       reply.lease = g->id;
       reply.ttl = g->ttl;
     } else {

@@ -26,7 +26,8 @@
 //   through Raft (TTL 0 for a lease that is gone or expired). A leader that steps down answers
 //   what it has not applied `leader_changed`: it may still commit (ambiguous, as etcd's "leader
 //   changed" error is).
-// - Only the leader expires leases, by its own clock, looking every 500ms (lessor runLoop); it
+// - Only the leader expires leases, by its own monotonic clock (Go's time.Now() compares by it:
+//   drift applies, a step of the wall clock does not), looking every 500ms (lessor runLoop); it
 //   proposes a revoke, and the lease's keys go when the revoke is applied.
 // - Watches (port "etcd", WatchCreate) stream from the member the client asked: every event on
 //   the key at or after the start revision, as this member applies it (a follower's stream lags
