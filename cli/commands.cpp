@@ -1283,7 +1283,8 @@ int lint_command(const LintFlags& f) {
   }
   for (const std::string& v : listed) {
     const protocols::Design& d = design_flag(v);
-    fmt::print("oversim lint: {}: {}\nworkload: {}\n\n", d.name, d.summary, describe_workload(w));
+    fmt::print("oversim lint: {}: {}\nworkload: {}\n\n", d.name, d.summary,
+               describe_workload(protocols::apply_requirements(w, d.requirements, f.sweep.workload.typed, d.name).workload));
     if (auto why = refused.find(v); why != refused.end()) {
       fmt::print("does not apply: {}\n\n", why->second);
       continue;

@@ -132,7 +132,13 @@ ExploreResult explore(const ExploreOptions& options) {
   s.keep_trace = false;
   s.record_choices = true;  // every execution's choices are the tree it walks
   s.fault_choices = protocols::FaultChoices{options.points, {}, options.max_faults};
-  const sim::Quantities q = protocols::quantities(s.workload);
+  // A multiple of a quantity ("1.5x lock-ttl") is of the sale that runs: with the design's
+  // requirements and defaults (etcd's 2s session lease), as check and run resolve it.
+  protocols::Workload sized = s.workload;
+  if (const protocols::Design* d = protocols::find_design(s.design)) {
+    sized = protocols::apply_requirements(s.workload, d->requirements, s.typed, d->name).workload;
+  }
+  const sim::Quantities q = protocols::quantities(sized);
   for (const sim::Fault& f : options.faults) {
     // A fault on "here" (the node that reaches the point) resolves as a triggered one, which it
     // becomes when chosen.

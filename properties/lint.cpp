@@ -56,7 +56,8 @@ LintItem lease(const Design& d, const Workload& w) {
   if (!has_lock(d)) return {it.id, it.question, LintLevel::na, {"no lock"}, "", "", false};
   if (!leased(d)) {
     it.level = LintLevel::na;
-    it.answers = {"a ZooKeeper lock lasts as long as its session, not a lease: a holder loses it only when its session expires (a pause or a cut longer than the session timeout)"};
+    it.answers = {uses(d, "etcd") ? "an etcd lock lasts as long as its session's lease, which the client keeps alive: a holder loses it only when the lease expires on the leader (a pause or a cut longer than the TTL)"
+                                  : "a ZooKeeper lock lasts as long as its session, not a lease: a holder loses it only when its session expires (a pause or a cut longer than the session timeout)"};
     it.property.clear();
     it.profile.clear();
     return it;
@@ -129,6 +130,10 @@ LintItem failover(const Design& d, const Workload& w) {
     it.answers = {"no: a lock node is committed by a quorum before the create returns; a leader election delays the lock, and only a session expiry loses it"};
     return it;
   }
+  if (uses(d, "etcd")) {
+    it.answers = {"no: a lock key is committed by a quorum before the Txn returns; a new leader gives every lease its full TTL again (a dead holder's lock outlives its lease), and only a lease expiry loses it"};
+    return it;
+  }
   if (uses(d, "redlock")) {
     if (w.redis_persistence == protocols::RedisPersistence::always) {
       it.answers = {"a master restarts with every acknowledged lock (appendfsync always); a quorum survives one master's loss"};
@@ -161,11 +166,18 @@ LintItem release(const Design& d) {
   switch (d.steps.release) {
     case Steps::Release::token_compare: it.answers = {"yes: DEL only while the key still holds this buyer's token (a compare-and-delete script)"}; break;
     case Steps::Release::own_node:
-      it.answers = {"yes: the holder deletes its own sequential node, which no other holder shares"};
+      it.answers = {uses(d, "etcd") ? "yes: Unlock deletes the key of its own session's lease, and the process's buyers of the lock take turns, so no other holder shares it"
+                                    : "yes: the holder deletes its own sequential node, which no other holder shares"};
       it.profile = "gc-pause";
       break;
     case Steps::Release::plain_del:
       it.level = LintLevel::fail;
+      if (uses(d, "etcd")) {
+        it.answers = {"no: an Unlock sent again after a lost answer deletes whatever key of the session's name exists then, the process's next holder's (etcd #22082); a "
+                      "create_revision guard does not stop it once that holder's Mutex adopted the same key"};
+        it.profile = "failover";
+        break;
+      }
       it.answers = {"no: a plain DEL; a holder whose lease expired deletes the next holder's lock"};
       break;
   }

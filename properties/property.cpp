@@ -316,11 +316,11 @@ std::optional<std::string> compensation_converges(const Simulation& s) {
     }
     if (!c.in_service) continue;
     if (s.lifecycle() && *c.in_service + c.sold > c.initial) {
-      return fmt::format("{}: Redis holds a unit more than the sale has: stock {} + sold {} = {}, initial stock {}{}", sku, *c.in_service, c.sold,
+      return fmt::format("{}: {} holds a unit more than the sale has: stock {} + sold {} = {}, initial stock {}{}", sku, s.stock_store(), *c.in_service, c.sold,
                          *c.in_service + c.sold, c.initial, twice);
     }
     if (*c.in_service != c.available) {
-      return fmt::format("{}: Redis holds {} unit(s), the database {}: a gap of {} after quiescence", sku, *c.in_service, c.available,
+      return fmt::format("{}: {} holds {} unit(s), the database {}: a gap of {} after quiescence", sku, s.stock_store(), *c.in_service, c.available,
                          *c.in_service - c.available);
     }
   }
@@ -337,8 +337,8 @@ std::optional<std::string> no_vanished_stock(const Simulation& s) {
                          c.available, c.sold, c.initial);
     }
     if (c.in_service && *c.in_service + c.sold < c.initial) {
-      return fmt::format("{}: {} unit(s) vanished from Redis: stock {} + sold {} of an initial stock of {} (the database has {} available)", sku,
-                         c.initial - *c.in_service - c.sold, *c.in_service, c.sold, c.initial, c.available);
+      return fmt::format("{}: {} unit(s) vanished from {}: stock {} + sold {} of an initial stock of {} (the database has {} available)", sku,
+                         c.initial - *c.in_service - c.sold, s.stock_store(), *c.in_service, c.sold, c.initial, c.available);
     }
   }
   return std::nullopt;

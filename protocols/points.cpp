@@ -60,7 +60,7 @@ const std::vector<FaultPoint>& fault_point_table() {
         {"before_commit", "a COMMIT (or an autocommit statement) is about to be sent", "the database client", ""},
         {"after_commit", "the COMMIT answered OK", "the database client", ""},
         {"before_release", "the release (DEL, token compare, znode delete) is about to be sent", "the lock steps", "lock"},
-        {"after_stock_taken", "the design's stock decrement in its service answered OK (Redis-held stock)", "the stock steps", "stock"},
+        {"after_stock_taken", "the design's stock decrement in its service answered OK (stock held in Redis or etcd)", "the stock steps", "stock"},
         {"before_compensate", "a cancel of an unpaid order is about to give its unit back (its first write)", "the design's cancel", "lifecycle"},
     };
     std::vector<FaultPoint> own;

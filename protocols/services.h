@@ -87,6 +87,8 @@ class Service {
  public:
   virtual ~Service() = default;
   virtual const std::string& kind() const = 0;
+  // The product's name as its users write it, for findings that name the store (Redis, etcd).
+  virtual const std::string& product() const { return kind(); }
   // Every client removal of a key the service ever served, server by server in build order and
   // in time order within a server (no_foreign_unlock breaks ties at one instant by this order).
   virtual void removals(std::vector<LockRemoval>& out) const = 0;

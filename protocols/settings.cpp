@@ -209,11 +209,15 @@ const Setting* find_setting(const std::string& flag) {
   for (const Setting& s : settings()) {
     if (flag == s.flag) return &s;
   }
-  // A workload flag older than the rows (cli/flags.h) that a design may still default: the lease
-  // an etcd design's session asks for.
+  // Workload flags older than the rows (cli/flags.h) that a design may still default: the lease
+  // an etcd design's session asks for...
   static const Setting lock_ttl = in_service(
       "lock", OVERSIM_SPAN_SETTING("--lock-ttl", "Lock lease, SET NX PX (1ms..720h)", "lock ttl", lock_ttl, Duration::ms(1), Duration::s(720 * 3600)));
   if (flag == lock_ttl.flag) return &lock_ttl;
+  // ... and how long its waiters wait for the lock.
+  static const Setting lock_wait = in_service(
+      "lock", OVERSIM_SPAN_SETTING("--lock-wait", "tryLock gives up after this long (0..720h)", "lock wait", lock_wait, Duration::zero(), Duration::s(720 * 3600)));
+  if (flag == lock_wait.flag) return &lock_wait;
   return nullptr;
 }
 

@@ -161,6 +161,11 @@ std::optional<int64_t> Simulation::service_stock(const std::string& sku) const {
   return v;
 }
 
+std::string Simulation::stock_store() const {
+  if (!design_.steps.service_stock || services_.empty()) return {};
+  return services_.front()->product();
+}
+
 CircuitBreaker& Simulation::breaker(const sim::Node& app) {
   for (size_t i = 0; i < apps_.size(); ++i) {
     if (apps_[i] == &app) return breakers_.at(i);

@@ -328,6 +328,8 @@ class Simulation {
   // would read it, without touching it; nullopt for a design that keeps it in the database only.
   // A key the service lost (a restart without persistence) holds nothing: 0.
   std::optional<int64_t> service_stock(const std::string& sku) const;
+  // The product keeping that stock (Redis, etcd), for findings that name it; empty without one.
+  std::string stock_store() const;
   const db::DbServer& db() const { return *db_; }
   // The services the design declared, in its order.
   const std::vector<std::unique_ptr<Service>>& services() const { return services_; }

@@ -310,6 +310,8 @@ struct EtcdHold {
   std::shared_ptr<EtcdProcess> process;
   sim::Mutex* local = nullptr;  // held until release
   std::unique_ptr<etcd::Mutex> mutex;
+  std::shared_ptr<const etcd::KeptLease> lease;  // the session's, when the lock was taken
+  size_t renewals_seen = 0;  // its answered keepalives before the lock was held
 };
 
 namespace {
@@ -364,7 +366,12 @@ std::optional<HeldLock> etcd_acquire(BuyContext& ctx, const std::string& key) {
     return std::nullopt;
   }
   if (contended || hold->mutex->stats().waits > 0) ctx.count("lock.contended");
-  HeldLock held = acquired(ctx, key, etcd_lock_token(hold->mutex->key(), hold->mutex->revision()), Duration::zero());
+  // The client's own reckoning of its lease: the last grant or keepalive that answered, plus the
+  // TTL; the keepalives answered while it holds the lock renew it (etcd_release records them).
+  hold->lease = session->kept();
+  const std::vector<Instant>& sends = hold->lease->answered_sends;
+  hold->renewals_seen = sends.size();
+  HeldLock held = acquired(ctx, key, etcd_lock_token(hold->mutex->key(), hold->mutex->revision()), session->ttl(), sends.back() + session->ttl());
   held.fence = static_cast<uint64_t>(hold->mutex->revision());
   held.etcd = hold;
   return held;
@@ -374,6 +381,8 @@ void etcd_release(BuyContext& ctx, const HeldLock& lock, EtcdUnlock how) {
   EtcdHold& h = *lock.etcd;
   sim::Mutex* local = h.local;
   h.local = nullptr;
+  const std::vector<Instant>& sends = h.lease->answered_sends;
+  for (size_t i = h.renewals_seen; i < sends.size(); ++i) ctx.lease_renewed(lock.belief, sends[i]);
   if (!begin_release(ctx, lock)) {
     if (local != nullptr) local->unlock();
     return;
@@ -437,6 +446,7 @@ GuardedWrite etcd_write_stock_if_owner(BuyContext& ctx, const HeldLock& lock, in
   if (r.status != etcd::CallResult::Status::answered) return GuardedWrite::unknown;
   if (r.reply.code != etcd::Code::ok || !r.reply.txn.succeeded) return GuardedWrite::not_owner;
   ctx.count("stock.taken");
+  ctx.world().reach("after_stock_taken");
   return GuardedWrite::written;
 }
 
@@ -446,6 +456,10 @@ Requirement etcd_is_the_arbiter() {
 
 Requirement etcd_session_lease() {
   return {"--lock-ttl", "2s", "the session's lease: etcd grants whole seconds, at least 2s with its default election timeout; type --lock-ttl to size it", true};
+}
+
+Requirement etcd_lock_wait() {
+  return {"--lock-wait", "5s", "a waiter outlasts a holder whose 2s lease runs out (twice the lease and a second); type --lock-wait to size it", true};
 }
 
 namespace {

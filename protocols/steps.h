@@ -121,6 +121,11 @@ Requirement etcd_is_the_arbiter();
 // The etcd designs' default session lease: 2s (etcd's minimum TTL with its default election
 // timeout), unless --lock-ttl is typed.
 Requirement etcd_session_lease();
+// The etcd designs' default lock wait: 5s (twice that lease and a second), unless --lock-wait is
+// typed. concurrency.Mutex.Lock waits as long as its context allows; a waiter here outlasts a
+// holder whose lease runs out (the lease, then the lessor's next 500ms check), so a lock that
+// fails is seen failing at the defaults, not hidden behind waiters that gave up first.
+Requirement etcd_lock_wait();
 
 // How a design gives a unit back to its Redis stock: a plain `INCRBY stock:{sku} 1`, which a
 // repeat applies again; or `EVAL incr_once stock:{sku} comp:{order} 1`, which applies once per

@@ -359,7 +359,7 @@ TEST(Lint, EveryDesignHoldsItsConnectionThroughTheRemoteCall) {
     s.workload.db_pool_timeout = 50_ms;
     s.workload.remote_call = 400_ms;
     s.workload.remote_call_high = 400_ms;
-    s.workload.lock_ttl = 1_s;
+    s.workload.lock_ttl = 2_s;  // etcd's shortest lease
     s.workload.gateway_timeout = 5_s;
     const properties::RunResult r = properties::run_checked(s);
     const bool waited = std::any_of(r.events.begin(), r.events.end(), [](const sim::TraceEvent& e) { return e.kind == "db-pool-timeout"; });
@@ -370,11 +370,14 @@ TEST(Lint, EveryDesignHoldsItsConnectionThroughTheRemoteCall) {
 
 // What one run of a design sends, against what it declares.
 struct Sent {
-  std::vector<std::string> sql, redis, zk;
+  std::vector<std::string> sql, redis, zk, etcd;
   std::vector<std::string> sequence;  // "sql <statement>" and "remote-call", in order
   bool queued = false;                // an order was appended to a queue
   bool sql_has(const std::string& re) const {
     return std::any_of(sql.begin(), sql.end(), [&](const std::string& s) { return std::regex_search(s, std::regex(re)); });
+  }
+  bool etcd_has(const std::string& re) const {
+    return std::any_of(etcd.begin(), etcd.end(), [&](const std::string& s) { return std::regex_search(s, std::regex(re)); });
   }
   bool redis_has(const std::string& re) const {
     return std::any_of(redis.begin(), redis.end(), [&](const std::string& s) { return std::regex_search(s, std::regex(re)); });
@@ -386,8 +389,8 @@ Sent sent(const std::string& design) {
   s.design = design;
   s.workload.buyers = 1;
   s.workload.stock = 1;
-  s.workload.remote_call = 400_ms;  // long enough for a watchdog to renew
-  s.workload.lock_ttl = 1_s;
+  s.workload.remote_call = 1_s;  // long enough for a watchdog to renew (every third of the lease)
+  s.workload.lock_ttl = 2_s;     // etcd's shortest lease
   s.workload.gateway_timeout = 5_s;
   s.workload.unpaid = sim::Ratio::always();  // a design with an order lifecycle cancels it
   const properties::RunResult r = properties::run_checked(s);
@@ -400,6 +403,7 @@ Sent sent(const std::string& design) {
       if (e.kind == "sql" && f.key == "sql") out.sql.push_back(f.value);
       if (e.kind == "redis" && f.key == "cmd") out.redis.push_back(f.value);
       if (e.kind == "zk" && f.key == "cmd") out.zk.push_back(f.value);
+      if (e.kind == "etcd" && f.key == "cmd") out.etcd.push_back(f.value);
     }
   }
   return out;
@@ -435,20 +439,24 @@ TEST(Lint, EveryDesignDeclaresTheStepsItTakes) {
       case Steps::Decrement::relative: EXPECT_TRUE(relative && !conditional && !for_update); break;
     }
     const bool zookeeper = !s.zk.empty();
+    // concurrency.Mutex's one Txn makes the key under the lock's prefix; Unlock deletes it (a
+    // plain Delete, or guarded by its create revision).
+    const bool etcd_lock = s.etcd_has("^txn if create\\(/locks/");
+    const bool etcd_unlock = s.etcd_has("^delete /locks/") || s.etcd_has("^txn if create\\(/locks/[^)]*\\)=[0-9]+ then delete /locks/");
     // A design that takes no lock keeps only data on its service (dedup keys, stock).
-    const bool locks = zookeeper || s.redis_has("^SET lock:") || s.redis_has("^EVAL del_if_equals lock:");
+    const bool locks = zookeeper || etcd_lock || s.redis_has("^SET lock:") || s.redis_has("^EVAL del_if_equals lock:");
     EXPECT_EQ(d->steps.takes_lock && !d->services.empty(), locks);
     if (!d->services.empty() && d->steps.takes_lock) {
       switch (d->steps.release) {
         case Steps::Release::token_compare: EXPECT_TRUE(s.redis_has("^EVAL del_if_equals lock:") && !s.redis_has("^DEL lock:")); break;
-        case Steps::Release::plain_del: EXPECT_TRUE(s.redis_has("^DEL lock:")); break;
-        case Steps::Release::own_node: EXPECT_TRUE(zookeeper); break;
+        case Steps::Release::plain_del: EXPECT_TRUE(s.redis_has("^DEL lock:") || etcd_unlock); break;
+        case Steps::Release::own_node: EXPECT_TRUE(zookeeper || etcd_unlock); break;
       }
     }
     EXPECT_EQ(d->steps.renews_lease, s.redis_has("^EVAL pexpire_if_equals lock:"));
     EXPECT_EQ(d->steps.idempotency_key, s.redis_has("^SET (idem|dedup):"));
     EXPECT_EQ(d->steps.ledger, s.sql_has("^INSERT INTO inventory_ledger"));
-    EXPECT_EQ(d->steps.service_stock, s.redis_has("^EVAL (decr_if_at_least|decr_and_reserve) stock:"));
+    EXPECT_EQ(d->steps.service_stock, s.redis_has("^EVAL (decr_if_at_least|decr_and_reserve) stock:") || s.etcd_has(" then put stock:"));
     const bool guarded_cancel = s.sql_has("^UPDATE orders SET status = 'cancelled' WHERE order_id = '[^']*' AND status = 'pending'$");
     const bool unguarded_cancel = s.sql_has("^UPDATE orders SET status = 'cancelled' WHERE order_id = '[^']*'$");
     switch (d->steps.compensation) {

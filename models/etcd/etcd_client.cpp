@@ -27,7 +27,11 @@ void EtcdClient::on_crash() {
   watches_.clear();
 }
 
-bool EtcdClient::read_only(const ClientRequest& r) {
+bool EtcdClient::repeatable(const ClientRequest& r) {
+  // clientv3's retry interceptor retries LeaseGrant and LeaseRevoke as it retries a Range (a
+  // grant whose answer was lost leaves a lease nobody keeps alive: it expires; a revoke repeats
+  // harmlessly).
+  if (std::holds_alternative<LeaseGrantRequest>(r) || std::holds_alternative<LeaseRevokeRequest>(r)) return true;
   const auto* t = std::get_if<TxnRequest>(&r);
   if (t == nullptr) return false;
   auto reads = [](const std::vector<Request>& branch) {
@@ -37,7 +41,7 @@ bool EtcdClient::read_only(const ClientRequest& r) {
 }
 
 CallResult EtcdClient::call(const ClientRequest& r, Instant deadline) {
-  const bool safe = read_only(r);
+  const bool safe = repeatable(r);
   for (;;) {
     const Duration left = deadline - world_.now();
     if (left <= Duration::zero()) return CallResult{CallResult::Status::not_applied, {}};
@@ -65,9 +69,11 @@ CallResult EtcdClient::call(const ClientRequest& r, Instant deadline) {
 // ---- leases ---------------------------------------------------------------------------------------
 
 std::shared_ptr<KeptLease> EtcdClient::grant_and_keep_alive(Duration ttl, Instant deadline) {
+  const Instant sent = world_.now();
   CallResult g = call(LeaseGrantRequest{ttl}, deadline);
   if (!g.ok()) return nullptr;
   auto lease = std::make_shared<KeptLease>();
+  lease->answered_sends.push_back(sent);
   lease->id = g.reply.lease;
   lease->ttl = g.reply.ttl;
   lease->deadline = app_.monotonic_now() + g.reply.ttl;
@@ -85,6 +91,7 @@ void EtcdClient::keepalive_loop(std::shared_ptr<KeptLease> lease, uint64_t gener
   };
   for (;;) {
     if (lease->done.is_set() || generation != generation_) return;
+    const Instant sent = world_.now();
     auto r = world_.network().call_as<ClientReply>(app_, *members_[endpoint_], kPort, ClientRequest{LeaseKeepAliveRequest{lease->id}},
                                                    fmt::format("keepalive {:x}", lease->id), options_.request_timeout);
     if (lease->done.is_set() || generation != generation_) return;
@@ -94,6 +101,7 @@ void EtcdClient::keepalive_loop(std::shared_ptr<KeptLease> lease, uint64_t gener
     } else if (r.value->code == Code::ok && r.value->ttl > Duration::zero()) {
       lease->deadline = app_.monotonic_now() + r.value->ttl;
       ++lease->renewals;
+      lease->answered_sends.push_back(sent);
       next_send = app_.monotonic_now() + r.value->ttl / 3;
     } else if (r.value->code == Code::ok) {
       return end("the lease is gone (keepalive TTL 0)");

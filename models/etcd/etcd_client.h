@@ -3,11 +3,12 @@
 // keepalives; watches. docs/models.md, "etcd", gives the sources.
 //
 // - A call goes to the pinned endpoint and waits for its answer up to the caller's deadline and
-//   at most `request_timeout` (the context the application passes). No answer: a read is sent
-//   again to the next endpoint (clientv3 retries what cannot change anything); a write's outcome
-//   is unknown (it may have committed), and the next call goes to the next endpoint. A member
-//   that knows no leader answers at once; a read is retried elsewhere after `retry_backoff`, a
-//   write is not (clientv3 retries a mutation only when it was never sent).
+//   at most `request_timeout` (the context the application passes). No answer: a read, a lease
+//   grant or a revoke is sent again to the next endpoint (clientv3's retry interceptor retries
+//   them: the "repeatable" policy); a write's outcome is unknown (it may have committed), and the
+//   next call goes to the next endpoint. A member that knows no leader answers at once; a
+//   repeatable call is retried elsewhere after `retry_backoff`, a write is not (clientv3 retries
+//   a mutation only when it was never sent).
 // - Keepalive (clientv3 lease.go): for each lease kept alive, a request at once, then one a third
 //   of the TTL after each answer; the lease is alive for the client until TTL after the last
 //   answer, by its own monotonic clock. An answer with TTL 0 (the lease is gone), or that deadline passing,
@@ -61,6 +62,10 @@ struct KeptLease {
   sim::Event done;
   Instant deadline;         // the client's clock: TTL after the last answer
   uint64_t renewals = 0;    // keepalive answers with TTL > 0
+  // When the grant and each keepalive answered with TTL > 0 were sent (the world's time): the
+  // server set expiry = its now + TTL in between, so the lease the client got runs at least to
+  // each send + TTL. For the lease_expired_while_held coverage property.
+  std::vector<Instant> answered_sends;
   std::string why_done;
 };
 
@@ -111,7 +116,8 @@ class EtcdClient {
   void keepalive_loop(std::shared_ptr<KeptLease> lease, uint64_t generation);
   bool create_watch(const std::shared_ptr<WatchStream>& w, Instant deadline);
   void next_endpoint() { endpoint_ = (endpoint_ + 1) % members_.size(); }
-  static bool read_only(const ClientRequest& r);
+  // Retried by clientv3 when unanswered or refused for want of a leader: reads, LeaseGrant, LeaseRevoke.
+  static bool repeatable(const ClientRequest& r);
 
   sim::World& world_;
   sim::Node& app_;

@@ -42,6 +42,9 @@ class Session {
   bool done() const { return lease_->done.is_set(); }
   const std::string& why_done() const { return lease_->why_done; }
   uint64_t renewals() const { return lease_->renewals; }
+  // The kept lease itself, which outlives this Session object (a process replaces its ended
+  // session in place).
+  std::shared_ptr<const KeptLease> kept() const { return lease_; }
   void close(Instant deadline);  // revoke (best effort, as Session.Close)
   EtcdClient& client() const { return *client_; }
 

@@ -38,6 +38,11 @@ const std::string& RedisService::kind() const {
   return k;
 }
 
+const std::string& RedisService::product() const {
+  static const std::string p = "Redis";
+  return p;
+}
+
 void add_removals(const redis::RedisServer& server, std::vector<LockRemoval>& out) {
   for (const auto& r : server.removals()) out.push_back(LockRemoval{r.key, r.value, server.name(), r.from, r.at, r.step});
 }

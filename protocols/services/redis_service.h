@@ -26,6 +26,7 @@ class RedisService : public Service {
   static ServiceKind kind_entry();
 
   const std::string& kind() const override;
+  const std::string& product() const override;
   void removals(std::vector<LockRemoval>& out) const override;
   std::optional<std::string> takeover() const override;
   void loads(std::vector<NodeLoad>& out) const override;

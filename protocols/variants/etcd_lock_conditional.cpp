@@ -5,9 +5,11 @@
 // under it `UPDATE ... SET available = available - 1 WHERE sku_id = ? AND available >= 1`, 0
 // rows means sold out; Unlock.
 // Expected verdict: HOLDS no_oversell under every profile, even where the lock visibly fails
-// (lock_mutual_exclusion violated under gc-pause and partition, when the holder's lease expires
-// while it works): the database, not the lock, is the single source of truth. Violates
-// no_duplicate_order under retries and chaos (no idempotency).
+// (lock_mutual_exclusion violated under gc-pause, partition and chaos, when the holder's lease
+// expires while it works): the database, not the lock, is the single source of truth. Violates
+// no_duplicate_order under retries and chaos (no idempotency; chaos: seed 59 of the sweep).
+// Violates progress under lock-restart: a Lock or Unlock whose answer the leader's crash lost
+// leaves a key under its process's session (as etcd_lock_read_modify_write).
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -34,6 +36,6 @@ extern const Design etcd_lock_conditional_design;
 const Design etcd_lock_conditional_design{
     "etcd_lock_conditional", "etcd concurrency.Mutex + UPDATE ... WHERE available >= 1 as the arbiter",
     "holds no_oversell everywhere while lock_mutual_exclusion fails when a lease expires under its holder (gc-pause, partition)", buy, {}, {"etcd"},
-    {etcd_session_lease()}, Steps{.decrement = Steps::Decrement::conditional, .release = Steps::Release::own_node}};
+    {etcd_session_lease(), etcd_lock_wait()}, Steps{.decrement = Steps::Decrement::conditional, .release = Steps::Release::own_node}};
 
 }  // namespace oversim::protocols

@@ -8,8 +8,11 @@
 // remote call, write `available = <literal>`, insert the order, commit; Unlock.
 // Expected verdict: HOLDS no_oversell under every profile: a holder whose lease expired claims
 // the row with an older revision than the next holder's, and the storage rejects it (or, if it
-// claimed first, the next holder's claim waits for its row lock and re-checks the fence).
-// Violates no_duplicate_order under retries and chaos (no idempotency).
+// claimed first, the next holder's claim waits for its row lock and re-checks the fence), while
+// lock_mutual_exclusion fails under gc-pause, partition and chaos. Violates no_duplicate_order
+// under retries and chaos (no idempotency; chaos: seed 47 of the sweep).
+// Violates progress under lock-restart: a Lock or Unlock whose answer the leader's crash lost
+// leaves a key under its process's session (as etcd_lock_read_modify_write).
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -45,7 +48,7 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design etcd_lock_fenced_design;
 const Design etcd_lock_fenced_design{
     "etcd_lock_fenced", "etcd concurrency.Mutex + the key's create revision as a fencing token: claim the row WHERE fence < t, then read-then-write",
-    "holds no_oversell everywhere; a stale holder's claim is rejected by the storage", buy, {}, {"etcd"}, {etcd_session_lease()},
+    "holds no_oversell everywhere; a stale holder's claim is rejected by the storage", buy, {}, {"etcd"}, {etcd_session_lease(), etcd_lock_wait()},
     Steps{.decrement = Steps::Decrement::fenced, .release = Steps::Release::own_node}};
 
 }  // namespace oversim::protocols

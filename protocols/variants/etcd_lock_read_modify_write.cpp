@@ -7,10 +7,14 @@
 // Done channel, and nothing fences its write.
 // Expected verdict: HOLDS no_oversell where the holder keeps its lease: no faults, a leader crash
 // (failover, lock-restart: the new leader gives every lease its full TTL again), clock jumps and
-// a slow statement (the keepalive goes on while the holder waits). VIOLATES it when the lease
-// expires under a holder that still works: gc-pause (the process stops, its keepalives too; the
-// leader revokes the lease and the next waiter's key is the oldest) and partition (the holder is
-// cut off from the cluster). Violates no_duplicate_order under retries and chaos (no idempotency).
+// drift, a slow statement (the keepalive goes on while the holder waits). VIOLATES it when the
+// lease expires under a holder that still works: gc-pause (the process stops, its keepalives too;
+// the leader revokes the lease and the next waiter's key is the oldest), partition (the holder is
+// cut off from the cluster) and chaos. Violates no_duplicate_order under retries and chaos (no
+// idempotency).
+// Violates progress under lock-restart (seed 99 of the 1,000-seed sweep): a Lock or Unlock whose
+// answer the leader's crash lost leaves a key under its process's session, which nothing deletes
+// while the session lives, so other processes' buyers wait out their lock wait with units left.
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -40,6 +44,6 @@ extern const Design etcd_lock_read_modify_write_design;
 const Design etcd_lock_read_modify_write_design{
     "etcd_lock_read_modify_write", "etcd concurrency.Mutex (session lease, wait for the key created before ours), SELECT, UPDATE available = <literal>",
     "holds no_oversell while the holder keeps its lease (leader changes, jumps, slow calls); violates it under gc-pause and partition", buy, {}, {"etcd"},
-    {etcd_session_lease()}, Steps{.decrement = Steps::Decrement::literal, .release = Steps::Release::own_node}};
+    {etcd_session_lease(), etcd_lock_wait()}, Steps{.decrement = Steps::Decrement::literal, .release = Steps::Release::own_node}};
 
 }  // namespace oversim::protocols

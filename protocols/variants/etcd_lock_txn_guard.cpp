@@ -8,9 +8,14 @@
 // commit. Unlock. (Jepsen's etcd lock-etcd-set workload guards its write the same way, with the
 // lock key's version.)
 // Expected verdict: HOLDS no_oversell under every profile: etcd checks the lock and writes the
-// stock in one linearizable step. Violates no_duplicate_order under retries and chaos (no
-// idempotency). A purchase that dies after the etcd write and before the commit keeps its unit
-// taken in etcd (app-crash: progress, and the stores disagree).
+// stock in one linearizable step (lock_mutual_exclusion still fails under gc-pause and chaos, and
+// under partition: swarm seed 88). Violates no_duplicate_order under retries and chaos (no
+// idempotency). A purchase that dies or fails after the etcd write and before the commit keeps
+// its unit taken in etcd: the two stores disagree (compensation_converges, no_vanished_stock)
+// under app-crash, lost-replies, retries, chaos and gc-pause (swarm seed 54: a paused holder
+// keeps the row lock, the next holder's UPDATE times out after its etcd write).
+// Violates progress under lock-restart: a Lock or Unlock whose answer the leader's crash lost
+// leaves a key under its process's session (as etcd_lock_read_modify_write).
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -44,7 +49,7 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design etcd_lock_txn_guard_design;
 const Design etcd_lock_txn_guard_design{
     "etcd_lock_txn_guard", "stock in etcd: concurrency.Mutex, Get, then Txn If CreateRevision(lock key) == myRev Then Put(stock, n - 1); the database mirrors it",
-    "holds no_oversell everywhere: the stock write is refused once the lock key is gone", buy, {}, {"etcd"}, {etcd_is_the_arbiter(), etcd_session_lease()},
+    "holds no_oversell everywhere: the stock write is refused once the lock key is gone", buy, {}, {"etcd"}, {etcd_is_the_arbiter(), etcd_session_lease(), etcd_lock_wait()},
     Steps{.decrement = Steps::Decrement::relative, .release = Steps::Release::own_node, .service_stock = true}};
 
 }  // namespace oversim::protocols

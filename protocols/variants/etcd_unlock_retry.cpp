@@ -7,9 +7,14 @@
 // Mutex of the session. If the first Delete committed and only its answer was lost, the
 // process's next buyer of the lock has made the key again by the time a retry arrives: the retry
 // deletes that buyer's key, and a buyer of another process takes the lock while it works.
-// Expected verdict: VIOLATES no_foreign_unlock and lock_mutual_exclusion, and so no_oversell,
-// where an Unlock's answer is lost (partition, chaos), besides gc-pause (a lease expiring under
-// its holder, as etcd_lock_read_modify_write). Violates no_duplicate_order under retries and chaos.
+// Expected verdict: VIOLATES no_foreign_unlock where an Unlock goes unanswered: under failover
+// and lock-restart (the leader dies with the Delete in flight; seed 50 of the sweep) and chaos;
+// with the key adopted by the process's next buyer (a Mutex takes its session's existing key as
+// its own) the retry breaks lock_mutual_exclusion and the read-then-write oversells (failover).
+// Violates no_oversell under gc-pause and partition too (a lease expiring under its holder, as
+// etcd_lock_read_modify_write). Violates no_duplicate_order under retries and chaos.
+// Violates progress under lock-restart: a Lock or Unlock whose answer the leader's crash lost
+// leaves a key under its process's session (as etcd_lock_read_modify_write).
 #include "protocols/steps.h"
 
 namespace oversim::protocols {
@@ -38,7 +43,7 @@ BuyResult buy(BuyContext& ctx) {
 extern const Design etcd_unlock_retry_design;
 const Design etcd_unlock_retry_design{
     "etcd_unlock_retry", "etcd concurrency.Mutex, read-then-write, Unlock (a plain Delete) retried in the background until answered",
-    "violates no_foreign_unlock and mutual exclusion where an Unlock's answer is lost: the retry deletes the session's newer key", buy, {}, {"etcd"},
-    {etcd_session_lease()}, Steps{.decrement = Steps::Decrement::literal, .release = Steps::Release::plain_del}};
+    "violates no_foreign_unlock and mutual exclusion where an Unlock goes unanswered (failover, lock-restart): the retry deletes the key the session made or adopted again", buy, {}, {"etcd"},
+    {etcd_session_lease(), etcd_lock_wait()}, Steps{.decrement = Steps::Decrement::literal, .release = Steps::Release::plain_del}};
 
 }  // namespace oversim::protocols
