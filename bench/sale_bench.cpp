@@ -36,6 +36,9 @@ BENCHMARK_CAPTURE(BM_CheckedSale, zk_lock_conditional_none, "zk_lock_conditional
 BENCHMARK_CAPTURE(BM_CheckedSale, zk_lock_conditional_gc_pause, "zk_lock_conditional", "gc-pause")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_CheckedSale, zk_lock_conditional_failover, "zk_lock_conditional", "failover")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_CheckedSale, zk_herd_lock_none, "zk_herd_lock", "none")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckedSale, etcd_lock_conditional_none, "etcd_lock_conditional", "none")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckedSale, etcd_lock_conditional_gc_pause, "etcd_lock_conditional", "gc-pause")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckedSale, etcd_lock_conditional_failover, "etcd_lock_conditional", "failover")->Unit(benchmark::kMillisecond);
 
 // What a group of Sentinels costs: the Redis lock under the failover profile with 1, 3 and 5
 // sentinels (each pings every server, asks its peers while the primary is down, and sends hellos).
