@@ -52,15 +52,25 @@ endfunction()
 
 function(_oversim_target_setup target)
   target_compile_options(${target} PRIVATE ${OVERSIM_WARNINGS} ${OVERSIM_FLAGS})
-  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
+  # From the tree, includes start at the repository root; installed, at <prefix>/include/oversim
+  # (cmake/install.cmake): "sim/world.h" either way.
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}> $<INSTALL_INTERFACE:include/oversim>)
 endfunction()
 
-# oversim_library(NAME SOURCES a.cpp b.cpp DEPS x y)
+# oversim_library(NAME SOURCES a.cpp b.cpp DEPS x y [INTERNAL])
+# Every library but an INTERNAL one is installed and exported as oversim::<NAME without the
+# oversim_ prefix> (oversim_sim: oversim::sim), cmake/install.cmake.
 function(oversim_library name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "INTERNAL" "" "SOURCES;DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
   _oversim_target_setup(${name})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  if(NOT ARG_INTERNAL)
+    string(REGEX REPLACE "^oversim_" "" export_name ${name})
+    set_target_properties(${name} PROPERTIES EXPORT_NAME ${export_name})
+    add_library(oversim::${export_name} ALIAS ${name})
+    set_property(GLOBAL APPEND PROPERTY OVERSIM_PUBLIC_LIBRARIES ${name})
+  endif()
 endfunction()
 
 # oversim_test(NAME SOURCES a_test.cpp DEPS x y): one GoogleTest binary, tests discovered one by one.
