@@ -71,10 +71,19 @@ void add_workload_options(CLI::App* cmd, WorkloadFlags& w) {
 }
 
 void add_sweep_options(CLI::App* cmd, SweepFlags& s, const char* seeds_help) {
-  cmd->add_option("--seeds", s.seeds, seeds_help)->capture_default_str();
-  CLI::Option* first = cmd->add_option("--first-seed", s.first_seed, "First seed, with a count in --seeds")->capture_default_str();
+  // OVERSIM_SEEDS and OVERSIM_SEED (madsim's MADSIM_TEST_NUM and MADSIM_TEST_SEED): a CI job sets
+  // them once for every command; a flag typed on the command line wins.
+  cmd->add_option("--seeds", s.seeds, std::string(seeds_help) + " (or from OVERSIM_SEEDS)")->capture_default_str()->envname("OVERSIM_SEEDS");
+  CLI::Option* first = cmd->add_option("--first-seed", s.first_seed,
+                                       "First seed, with a count in --seeds (or from OVERSIM_SEED); 'random' draws one and prints the seeds it chose, "
+                                       "so each CI run explores new seeds and still reproduces")
+                           ->capture_default_str()
+                           ->envname("OVERSIM_SEED");
   // A range in --seeds conflicts with a --first-seed the user typed, not with its default.
-  cmd->callback([&s, first] { s.first_seed_given = first->count() > 0; });
+  cmd->callback([&s, first] {
+    s.first_seed_given = first->count() > 0;
+    s.first_seed = resolve_first_seed(s.first_seed, s.seeds);
+  });
   cmd->add_option("--jobs", s.jobs, "Parallel OS threads, each its own world (1..256)")->capture_default_str();
   cmd->add_option("--horizon", s.horizon, "Virtual-time limit of each run (1s..720h)")->capture_default_str();
   cmd->add_option("--strategy", s.strategy, kStrategyHelp)->capture_default_str()->each([&s](const std::string&) { s.strategy_typed = true; });
@@ -154,7 +163,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   run_cmd_->add_option("--html", run_.html, "Also write an HTML report of the run to this file: its swimlane timeline, one self-contained page");
   run_cmd_->add_option("--emit-scenario", run_.emit_scenario, "Also write this run's whole scenario to this file (TOML), which `oversim run FILE` replays");
   run_cmd_->add_option("--faults", run_.faults, "A fault profile name, 'none', or a fault plan, e.g. 'at 10ms pause app-1 for 2s'")->capture_default_str();
-  run_cmd_->add_option("--seed", run_.seed, "Simulation seed (0..18446744073709551615)")->capture_default_str();
+  run_cmd_->add_option("--seed", run_.seed, "Simulation seed (0..18446744073709551615; or from OVERSIM_SEED)")->capture_default_str()->envname("OVERSIM_SEED");
   run_cmd_->add_option("--trace", run_.trace, "Trace output: cut (the events that matter, at most 200 lines; the default), text (every event), json or none")->capture_default_str();
   run_cmd_->add_option("--properties", run_.properties, "Properties to assert, comma separated, or all (default: the business ones)");
   run_cmd_->add_option("--horizon", run_.horizon, "Virtual-time limit of the run (1s..720h)")->capture_default_str();

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <random>
+
 #include "properties/checker.h"
 #include "protocols/profiles.h"
 #include "protocols/registry.h"
@@ -124,6 +126,21 @@ SeedRange seeds_flag(const std::string& seeds, const std::string& first_seed, bo
     throw UsageError(fmt::format("--first-seed {} with --seeds {} runs past the last seed, {}", r.first, r.count, UINT64_MAX));
   }
   return r;
+}
+
+std::string resolve_first_seed(const std::string& first_seed, const std::string& seeds) {
+  // A range in --seeds names its own first seed: left for seeds_flag to refuse the pair.
+  if (first_seed != "random" || seeds.find("..") != std::string::npos) return first_seed;
+  std::random_device entropy;
+  const uint64_t high = entropy();
+  const uint64_t low = entropy();
+  const uint64_t drawn = 1 + (((high << 32) | low) % ((uint64_t{1} << 40) - 1));
+  std::string range = fmt::format("--first-seed {} --seeds {}", drawn, seeds);
+  if (all_digits(seeds) && !seeds.empty() && seeds.size() < 8) {
+    range = fmt::format("--seeds {}..{}", drawn, drawn + std::stoull(seeds) - 1);
+  }
+  fmt::print(stderr, "oversim: --first-seed random drew {}: run these seeds again with {}\n", drawn, range);
+  return std::to_string(drawn);
 }
 
 std::vector<std::string> list_flag(const char* flag, const std::string& text, const std::vector<std::string>& everything) {

@@ -53,6 +53,11 @@ struct SeedRange {
   uint64_t last() const { return first + (count - 1); }
 };
 SeedRange seeds_flag(const std::string& seeds, const std::string& first_seed, bool first_seed_given, uint64_t max_count = kMaxSeedsPerCommand);
+// --first-seed as given, or for 'random' a seed drawn from the operating system's entropy (never
+// from a run's PRNG), printed on stderr with the seeds the sweep will run (`seeds`: --seeds as
+// given), so a CI job explores new seeds each time and its log says how to run them again. The
+// draw is below 2^40, so any count of seeds fits after it.
+std::string resolve_first_seed(const std::string& first_seed, const std::string& seeds);
 
 // A comma-separated list with no empty items; `all` expands to `everything`.
 std::vector<std::string> list_flag(const char* flag, const std::string& text, const std::vector<std::string>& everything);

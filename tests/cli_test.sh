@@ -557,5 +557,26 @@ if command -v script >/dev/null; then
     echo "FAIL: check on a terminal showed no progress line"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 fi
 
+# CI conventions (issue 34): OVERSIM_SEEDS and OVERSIM_SEED stand for --seeds and --first-seed
+# (--seed on run), a typed flag wins; --first-seed random draws a seed, says which seeds it chose,
+# and the sweep runs exactly those.
+env_out=$(OVERSIM_SEEDS=3 OVERSIM_SEED=7 "$oversim" check --variant db_conditional_update 2>/dev/null)
+if ! printf '%s\n' "$env_out" | grep -q "seeds 7..9, "; then
+  echo "FAIL: OVERSIM_SEEDS=3 OVERSIM_SEED=7 did not sweep seeds 7..9: $(printf '%s\n' "$env_out" | head -1)"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+env_out=$(OVERSIM_SEEDS=3 OVERSIM_SEED=7 "$oversim" check --variant db_conditional_update --seeds 2 --first-seed 5 2>/dev/null)
+if ! printf '%s\n' "$env_out" | grep -q "seeds 5..6, "; then
+  echo "FAIL: typed --seeds 2 --first-seed 5 did not win over the environment"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+if ! OVERSIM_SEED=42 "$oversim" run --variant db_conditional_update 2>/dev/null | grep -q "^reproduce: oversim run --variant db_conditional_update --seed 42 "; then
+  echo "FAIL: OVERSIM_SEED=42 did not set run's seed"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+rdir=$(mktemp -d)
+"$oversim" check --variant db_conditional_update --first-seed random --seeds 4 >"$rdir/out.txt" 2>"$rdir/err.txt"
+drawn=$(sed -n 's/^oversim: --first-seed random drew \([0-9]*\): run these seeds again with --seeds \([0-9]*\)\.\.\([0-9]*\)$/\1 \2 \3/p' "$rdir/err.txt")
+set -- $drawn
+if [ -z "$drawn" ] || [ "$1" != "$2" ] || [ "$3" != "$(( $1 + 3 ))" ] || ! grep -q "seeds $2..$3, " "$rdir/out.txt"; then
+  echo "FAIL: --first-seed random did not say which seeds it ran: $(cat "$rdir/err.txt") / $(head -1 "$rdir/out.txt")"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+rm -rf "$rdir"
+expect 2 "--seeds: '1..5' is a range; it cannot be combined with --first-seed" check --variant db_conditional_update --first-seed random --seeds 1..5
+expect 2 "--first-seed: 'soon' is not a seed" check --variant db_conditional_update --first-seed soon
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
