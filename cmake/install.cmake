@@ -2,8 +2,9 @@
 # the libraries, their headers under <prefix>/include/oversim (so "sim/world.h" includes as in
 # the tree), the oversim command, and a CMake package with the targets
 #   oversim::sim, oversim::models (every model: redis, db, redlock, zookeeper, mq, etcd, each also
-#   alone as oversim::<name>), oversim::protocols, oversim::properties, oversim::report, and
-#   oversim::oversim (all of them),
+#   alone as oversim::<name>), oversim::protocols, oversim::properties, oversim::report,
+#   oversim::cli (the whole command as oversim_main(), cli/oversim_main.h), and oversim::oversim
+#   (all of them),
 # and a version file (the same major version is compatible). docs/writing-your-design.md.
 include(CMakePackageConfigHelpers)
 
@@ -15,7 +16,7 @@ set_target_properties(oversim_models PROPERTIES EXPORT_NAME models)
 add_library(oversim::models ALIAS oversim_models)
 
 add_library(oversim_all INTERFACE)
-target_link_libraries(oversim_all INTERFACE oversim_report oversim_properties oversim_protocols oversim_models oversim_sim)
+target_link_libraries(oversim_all INTERFACE oversim_cli oversim_report oversim_properties oversim_protocols oversim_models oversim_sim)
 set_target_properties(oversim_all PROPERTIES EXPORT_NAME oversim)
 add_library(oversim::oversim ALIAS oversim_all)
 
@@ -26,7 +27,7 @@ install(TARGETS ${oversim_public_libraries} oversim_models oversim_all
         INCLUDES DESTINATION include/oversim)
 install(TARGETS oversim RUNTIME DESTINATION bin)
 # The public headers: every header of the layers a design is written against, none of the tests'.
-foreach(layer sim models protocols properties report)
+foreach(layer sim models protocols properties report cli)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${layer}/ DESTINATION include/oversim/${layer}
           FILES_MATCHING PATTERN "*.h" PATTERN "*_test*" EXCLUDE)
 endforeach()

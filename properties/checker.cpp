@@ -1029,8 +1029,26 @@ std::string scenario_flags(const Scenario& s) {
   return cmd;
 }
 
+namespace {
+std::string& program_name() {
+  static std::string p = "oversim";
+  return p;
+}
+std::string& rebuild_command() {
+  static std::string r;
+  return r;
+}
+}  // namespace
+
+void set_reproduce_program(std::string program, std::string rebuild) {
+  program_name() = std::move(program);
+  rebuild_command() = std::move(rebuild);
+}
+
+const std::string& reproduce_program() { return program_name(); }
+
 std::string reproduce_command(const Scenario& s, const std::vector<std::string>& asserted) {
-  std::string cmd = fmt::format("oversim run --variant {} --seed {}", s.design, s.seed);
+  std::string cmd = fmt::format("{}{} run --variant {} --seed {}", rebuild_command().empty() ? "" : rebuild_command() + " && ", program_name(), s.design, s.seed);
   cmd += s.faults.empty() ? std::string(" --faults none") : fmt::format(" --faults '{}'", s.faults.to_string());
   cmd += scenario_flags(s);
   if (asserted != default_asserted()) {

@@ -216,6 +216,11 @@ std::vector<std::string> fingerprints(const std::vector<LabelledScenario>& runs,
 // with `--properties` when `asserted` differs from the default set, so the line replays the
 // same verdict and exit status.
 std::string reproduce_command(const protocols::Scenario& scenario, const std::vector<std::string>& asserted = default_asserted());
+// The program a reproduce line runs: `oversim` unless a user's binary, built with oversim_main()
+// (cli/oversim_main.h), says otherwise; and the command that rebuilds it, put first in every
+// reproduce line as `<rebuild> && <program> run ...` (empty: none). Set before anything runs.
+void set_reproduce_program(std::string program, std::string rebuild = {});
+const std::string& reproduce_program();
 // One flag of a command line, with its value as `run` reads it back ("--stock", "1").
 struct FlagValue {
   std::string flag;

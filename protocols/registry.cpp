@@ -1,5 +1,9 @@
 #include "protocols/registry.h"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 namespace oversim::protocols {
 
 // One line per design, in the order `oversim list` and `oversim compare` show them.
@@ -49,12 +53,37 @@ namespace oversim::protocols {
 OVERSIM_DESIGNS(OVERSIM_DECLARE)
 #undef OVERSIM_DECLARE
 
-const std::vector<const Design*>& designs() {
+namespace {
+std::vector<const Design*>& all_designs() {
 #define OVERSIM_ENTRY(name) &name##_design,
-  static const std::vector<const Design*> all = {OVERSIM_DESIGNS(OVERSIM_ENTRY)};
+  static std::vector<const Design*> all = {OVERSIM_DESIGNS(OVERSIM_ENTRY)};
 #undef OVERSIM_ENTRY
   return all;
 }
+std::vector<std::string>& problems() {
+  static std::vector<std::string> p;
+  return p;
+}
+}  // namespace
+
+const std::vector<const Design*>& designs() { return all_designs(); }
+
+void register_design(const Design& design) {
+  const bool well_formed = !design.name.empty() && std::all_of(design.name.begin(), design.name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!well_formed) {
+    problems().push_back(fmt::format("a design registered as '{}': a design's name is lower-case letters, digits and '_'", design.name));
+  } else if (find_design(design.name) != nullptr) {
+    problems().push_back(fmt::format("a second design named '{}' was registered: design names are unique", design.name));
+  } else if (design.buy == nullptr) {
+    problems().push_back(fmt::format("design '{}' was registered without a purchase function (Design::buy)", design.name));
+  } else {
+    all_designs().push_back(&design);
+  }
+}
+
+const std::vector<std::string>& registration_problems() { return problems(); }
 
 const Design* find_design(const std::string& name) {
   for (const Design* d : designs()) {

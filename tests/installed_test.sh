@@ -18,6 +18,25 @@ cmake -S "$tmp/consumer" -B "$tmp/consumer/build" -G Ninja -DCMAKE_BUILD_TYPE=Re
 cmake --build "$tmp/consumer/build" > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
 if grep -qF -- "$src/" "$tmp/consumer/build/compile_commands.json"; then echo "the consumer was compiled with the source tree on its include path"; exit 1; fi
 "$tmp/consumer/build/consumer"
+# A user's own designs in a user's own oversim command.
+my="$tmp/consumer/build/my_oversim"
+"$my" list variants | grep -q "^my_conditional " || { echo "my_oversim list variants does not list my_conditional"; exit 1; }
+"$my" check --variant my_conditional --faults gc-pause --seeds 20 > "$tmp/holds.txt" 2>&1 || { echo "my_conditional did not hold:"; tail -5 "$tmp/holds.txt"; exit 1; }
+set +e
+"$my" check --variant my_broken --faults gc-pause --seeds 20 > "$tmp/broken.txt" 2>&1
+status=$?
+set -e
+[ "$status" = 1 ] || { echo "my_broken under gc-pause exited $status, expected 1 (violated)"; tail -5 "$tmp/broken.txt"; exit 1; }
+line=$(sed -n 's/^reproduce: //p' "$tmp/broken.txt" | head -1)
+case "$line" in
+  "cmake --build $tmp/consumer/build --target my_oversim && $my run --variant my_broken "*) ;;
+  *) echo "the reproduce line does not rebuild and run my_oversim: $line"; exit 1 ;;
+esac
+set +e
+bash -c "$line" > "$tmp/replay.txt" 2>&1
+status=$?
+set -e
+[ "$status" = 1 ] && grep -q "^verdict: VIOLATED: no_oversell" "$tmp/replay.txt" || { echo "the reproduce line, run as printed, exited $status:"; tail -5 "$tmp/replay.txt"; exit 1; }
 test -f "$tmp/prefix/lib/cmake/oversim/oversimConfigVersion.cmake"
 test -x "$tmp/prefix/bin/oversim"
 echo "installed_test: the package at $tmp/prefix builds and runs tests/installed"
