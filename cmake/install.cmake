@@ -3,8 +3,8 @@
 # the tree), the oversim command, and a CMake package with the targets
 #   oversim::sim, oversim::models (every model: redis, db, redlock, zookeeper, mq, etcd, each also
 #   alone as oversim::<name>), oversim::protocols, oversim::properties, oversim::report,
-#   oversim::cli (the whole command as oversim_main(), cli/oversim_main.h), and oversim::oversim
-#   (all of them),
+#   oversim::cli (the whole command as oversim_main(), cli/oversim_main.h), oversim::gtest (the
+#   GoogleTest helpers, properties/gtest.h), and oversim::oversim (all of them but gtest),
 # and a version file (the same major version is compatible). docs/writing-your-design.md.
 include(CMakePackageConfigHelpers)
 
@@ -20,7 +20,17 @@ target_link_libraries(oversim_all INTERFACE oversim_cli oversim_report oversim_p
 set_target_properties(oversim_all PROPERTIES EXPORT_NAME oversim)
 add_library(oversim::oversim ALIAS oversim_all)
 
-install(TARGETS ${oversim_public_libraries} oversim_models oversim_all
+# GoogleTest helpers (properties/gtest.h, header only): where GoogleTest is found.
+set(oversim_gtest_target "")
+if(TARGET GTest::gtest)
+  add_library(oversim_gtest INTERFACE)
+  target_link_libraries(oversim_gtest INTERFACE oversim_properties GTest::gtest)
+  set_target_properties(oversim_gtest PROPERTIES EXPORT_NAME gtest)
+  add_library(oversim::gtest ALIAS oversim_gtest)
+  set(oversim_gtest_target oversim_gtest)
+endif()
+
+install(TARGETS ${oversim_public_libraries} oversim_models oversim_all ${oversim_gtest_target}
         EXPORT oversimTargets
         ARCHIVE DESTINATION lib
         LIBRARY DESTINATION lib

@@ -39,4 +39,22 @@ set -e
 [ "$status" = 1 ] && grep -q "^verdict: VIOLATED: no_oversell" "$tmp/replay.txt" || { echo "the reproduce line, run as printed, exited $status:"; tail -5 "$tmp/replay.txt"; exit 1; }
 test -f "$tmp/prefix/lib/cmake/oversim/oversimConfigVersion.cmake"
 test -x "$tmp/prefix/bin/oversim"
+# Its gtest property tests: the holding one passes; the broken variant's fails, and the reproduce
+# command in its message, run as printed, ends VIOLATED.
+"$tmp/consumer/build/my_tests" --gtest_filter=MyDesigns.TheConditional* > "$tmp/gtest_holds.txt" 2>&1 || { echo "MyDesigns.TheConditional... failed:"; tail -20 "$tmp/gtest_holds.txt"; exit 1; }
+set +e
+"$tmp/consumer/build/my_tests" --gtest_filter=MyDesigns.TheBrokenVariantFails > "$tmp/gtest_broken.txt" 2>&1
+status=$?
+set -e
+[ "$status" = 1 ] || { echo "MyDesigns.TheBrokenVariantFails exited $status, expected to fail"; tail -20 "$tmp/gtest_broken.txt"; exit 1; }
+line=$(sed -n 's/^  reproduce: //p' "$tmp/gtest_broken.txt" | head -1)
+case "$line" in
+  "cmake --build $tmp/consumer/build --target my_oversim && $my run --variant my_broken "*) ;;
+  *) echo "the gtest failure carries no reproduce line for my_oversim: $(cat "$tmp/gtest_broken.txt")"; exit 1 ;;
+esac
+set +e
+bash -c "$line" > "$tmp/gtest_replay.txt" 2>&1
+status=$?
+set -e
+[ "$status" = 1 ] && grep -q "^verdict: VIOLATED: no_oversell" "$tmp/gtest_replay.txt" || { echo "the gtest failure's reproduce line, run as printed, exited $status:"; tail -5 "$tmp/gtest_replay.txt"; exit 1; }
 echo "installed_test: the package at $tmp/prefix builds and runs tests/installed"
