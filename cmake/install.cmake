@@ -4,7 +4,8 @@
 #   oversim::sim, oversim::models (every model: redis, db, redlock, zookeeper, mq, etcd, each also
 #   alone as oversim::<name>), oversim::protocols, oversim::properties, oversim::report,
 #   oversim::cli (the whole command as oversim_main(), cli/oversim_main.h), oversim::gtest (the
-#   GoogleTest helpers, properties/gtest.h), and oversim::oversim (all of them but gtest),
+#   GoogleTest helpers, properties/gtest.h), oversim::rapidcheck (generators of sales,
+#   properties/rapidcheck.h), and oversim::oversim (all of them but the last two),
 # and a version file (the same major version is compatible). docs/writing-your-design.md.
 include(CMakePackageConfigHelpers)
 
@@ -30,7 +31,17 @@ if(TARGET GTest::gtest)
   set(oversim_gtest_target oversim_gtest)
 endif()
 
-install(TARGETS ${oversim_public_libraries} oversim_models oversim_all ${oversim_gtest_target}
+# rapidcheck generators of sales (properties/rapidcheck.h, header only): where rapidcheck is found.
+set(oversim_rapidcheck_target "")
+if(TARGET rapidcheck)
+  add_library(oversim_rapidcheck INTERFACE)
+  target_link_libraries(oversim_rapidcheck INTERFACE oversim_properties rapidcheck)
+  set_target_properties(oversim_rapidcheck PROPERTIES EXPORT_NAME rapidcheck)
+  add_library(oversim::rapidcheck ALIAS oversim_rapidcheck)
+  set(oversim_rapidcheck_target oversim_rapidcheck)
+endif()
+
+install(TARGETS ${oversim_public_libraries} oversim_models oversim_all ${oversim_gtest_target} ${oversim_rapidcheck_target}
         EXPORT oversimTargets
         ARCHIVE DESTINATION lib
         LIBRARY DESTINATION lib

@@ -134,6 +134,9 @@ struct ServiceKind {
   // Why the workload cannot run on this service (a setting outside what it accepts), or nullopt.
   std::optional<std::string> (*problem)(const Workload&) = nullptr;
   std::vector<ServicePoint> points = {};
+  // The shortest --lock-ttl it accepts (ZooKeeper: two ticks; etcd: its minimum lease), for
+  // generators of sales (properties/rapidcheck.h); problem() says why a shorter one is refused.
+  sim::Duration shortest_lock_ttl = sim::Duration::ms(1);
 };
 
 const std::vector<ServiceKind>& service_kinds();

@@ -42,6 +42,7 @@ test -x "$tmp/prefix/bin/oversim"
 # Its gtest property tests: the holding one passes; the broken variant's fails, and the reproduce
 # command in its message, run as printed, ends VIOLATED.
 "$tmp/consumer/build/my_tests" --gtest_filter=MyDesigns.TheConditional* > "$tmp/gtest_holds.txt" 2>&1 || { echo "MyDesigns.TheConditional... failed:"; tail -20 "$tmp/gtest_holds.txt"; exit 1; }
+grep -q "OK \] MyDesigns.TheConditionalDecrementNeverOversellsInAnyGeneratedSale" "$tmp/gtest_holds.txt" || { echo "the rapidcheck property did not run"; exit 1; }
 set +e
 "$tmp/consumer/build/my_tests" --gtest_filter=MyDesigns.TheBrokenVariantFails > "$tmp/gtest_broken.txt" 2>&1
 status=$?

@@ -110,6 +110,7 @@ ServiceKind EtcdService::kind_entry() {
     }
     return std::nullopt;
   };
+  k.shortest_lock_ttl = etcd::ClusterOptions{}.min_lease_ttl();
   return k;
 }
 

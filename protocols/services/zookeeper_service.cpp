@@ -79,6 +79,7 @@ ServiceKind ZooKeeperService::kind_entry() {
     }
     return std::nullopt;
   };
+  k.shortest_lock_ttl = sim::Duration::ms(zookeeper::EnsembleOptions{}.min_session());
   return k;
 }
 
