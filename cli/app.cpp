@@ -82,13 +82,22 @@ void add_sweep_options(CLI::App* cmd, SweepFlags& s, const char* seeds_help) {
   // A range in --seeds conflicts with a --first-seed the user typed, not with its default.
   cmd->callback([&s, first] {
     s.first_seed_given = first->count() > 0;
-    s.first_seed = resolve_first_seed(s.first_seed, s.seeds);
+    s.first_seed_drawn = s.first_seed == "random";
+    // A shard refuses 'random' (cli/shard.h): every shard would draw its own.
+    if (s.shard.empty()) s.first_seed = resolve_first_seed(s.first_seed, s.seeds);
   });
   cmd->add_option("--jobs", s.jobs, "Parallel OS threads, each its own world (1..256)")->capture_default_str();
   cmd->add_option("--horizon", s.horizon, "Virtual-time limit of each run (1s..720h)")->capture_default_str();
   cmd->add_option("--strategy", s.strategy, kStrategyHelp)->capture_default_str()->each([&s](const std::string&) { s.strategy_typed = true; });
   cmd->add_flag("--force", s.force, kForceHelp);
   add_workload_options(cmd, s.workload);
+}
+
+// --shard i/n: one contiguous block of the seeds, written with --json FILE for `oversim merge`.
+void add_shard_option(CLI::App* cmd, SweepFlags& s) {
+  cmd->add_option("--shard", s.shard,
+                  "Run shard i of n (i/n, from 1) of the seeds, a contiguous block, and write its part with --json FILE; `oversim merge` "
+                  "combines the n files into exactly the result of one run (docs/ci.md)");
 }
 
 // An empty value ('--properties ""', 'list ""') is bad input, never "not given": a script that
@@ -199,6 +208,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   check_cmd_->add_option("--emit-scenario", check_.emit_scenario,
                          "Also write the shrunk counterexample's scenario to this file (TOML), which `oversim run FILE` replays");
   add_sweep_options(check_cmd_, check_.sweep, "Number of seeds (1..1000000), or a range a..b");
+  add_shard_option(check_cmd_, check_.sweep);
 
   compare_cmd_ = app.add_subcommand("compare", "Every design against every fault profile, as a table");
   compare_cmd_->add_option("scenario", scenario_path_, "A scenario file (TOML; docs/guide.md#scenario-files): its design and faults as the table's one cell unless flags say otherwise");
@@ -215,6 +225,7 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
                            "Also write an HTML report to this file: the matrix coloured by violation rate with 95% intervals, and each violating "
                            "cell's shrunk counterexample as a swimlane timeline (shrinking takes a while)");
   add_sweep_options(compare_cmd_, compare_.sweep, "Seeds per cell (1..100000), or a range a..b");
+  add_shard_option(compare_cmd_, compare_.sweep);
 
   lint_cmd_ = app.add_subcommand("lint", "The article's checklist for each design and this workload, before any run (--prove backs each answer with a sweep)");
   lint_cmd_->add_option("--variants,--variant", lint_.variants, "Designs, comma separated, or all")->capture_default_str();
@@ -227,6 +238,15 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   hash_cmd_->add_option("--format", format_, "text (the default) or json: the result as JSON on stdout instead of the text (docs/json-schema.md)")->capture_default_str();
   hash_cmd_->add_option("--json", hash_.json, "Also write the lines as JSON to this file (docs/json-schema.md)");
   add_sweep_options(hash_cmd_, hash_.sweep, "Number of seeds (with --first-seed), or a range a..b");
+  add_shard_option(hash_cmd_, hash_.sweep);
+
+  merge_cmd_ = app.add_subcommand("merge", "The shards of a check, compare or hash (--shard i/n --json FILE) as the one run over all their seeds");
+  merge_cmd_->footer(kExitStatuses);
+  merge_cmd_->add_option("shards", merge_.files, "The shard files, in any order (each of 1..n once)")->required();
+  merge_cmd_->add_option("--json", merge_.json, "Also write the merged result as JSON to this file, as the command itself would");
+  merge_cmd_->add_option("--html", merge_.html, "Also write the HTML report (check, compare)");
+  merge_cmd_->add_option("--junit", merge_.junit, "Also write JUnit XML (check)");
+  merge_cmd_->add_option("--emit-scenario", merge_.emit_scenario, "Also write the shrunk counterexample's scenario (check)");
 
   explore_cmd_ = app.add_subcommand("explore", "Every execution of a small sale within stated bounds: a proof within them, or the shortest counterexample");
   explore_cmd_->footer(kExitStatuses);
@@ -284,6 +304,7 @@ void CommandLine::set_defaults() {
   hash_.sweep.seeds = "20";
   demo_ = DemoFlags{};
   explore_ = ExploreFlags{};
+  merge_ = MergeFlags{};
 }
 
 std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
@@ -499,6 +520,7 @@ int CommandLine::execute() {
     if (demo_cmd_->parsed()) return demo_command(demo_);
     if (explore_cmd_->parsed()) return explore_command(explore_);
     if (report_cmd_->parsed()) return report_command(report_result_, report_html_);
+    if (merge_cmd_->parsed()) return merge_command(merge_);
     return compare_command(compare_);  // the main job, also with `compare`
   } catch (const UsageError& e) {
     fmt::print(stderr, "oversim: {}\n", with_origin(e.what()));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/shard.h"
 
 namespace CLI { class App; }
 
@@ -63,6 +64,8 @@ class CommandLine {
   CLI::App* demo_cmd_ = nullptr;
   CLI::App* explore_cmd_ = nullptr;
   CLI::App* report_cmd_ = nullptr;
+  CLI::App* merge_cmd_ = nullptr;
+  MergeFlags merge_;
   std::string report_result_;
   std::string report_html_;
   bool check_determinism_ = false;

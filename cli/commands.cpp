@@ -4,9 +4,11 @@
 #include "cli/progress.h"
 #include "cli/result_file.h"
 #include "cli/scenario_file.h"
+#include "cli/shard.h"
 #include "report/html.h"
 #include "report/json.h"
 #include "report/junit.h"
+#include "report/sweep_state.h"
 #include "report/text.h"
 #include "report/timeline.h"
 
@@ -185,6 +187,15 @@ using report::properties_json;
 // A sweep probes each seed for its own PCT estimate, so an exact `pct:D:K` (a single run's
 // schedule, as reproduce lines print it) would be replaced seed by seed: refuse it instead.
 void sweep_strategy_flag(const SweepFlags& f) { search_flag(f.strategy); }
+
+// A shard's sweep as its file holds it; a file oversim did not write is bad input.
+properties::SweepResult sweep_state_of(const nlohmann::json& result) {
+  try {
+    return report::sweep_state(result);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("merge: a shard file is not complete: {}", e.what()));
+  }
+}
 
 // A sweep's seeds that could not run as asked are bad input.
 void reject_invalid(const properties::SweepResult& sw, const std::string& label) {
@@ -454,9 +465,11 @@ std::string unreached_why(const std::vector<std::string>& unreached, const std::
 
 using report::metrics_json;
 
-int check_command(const CheckFlags& f) {
+int check_command(const CheckFlags& f, const Merged* merged) {
   const std::vector<std::string> asserted = properties_flag(f.properties);
   const std::vector<std::string> required = require_flag(f.require);
+  const ShardSpec shard = shard_flag(f.sweep.shard);
+  check_shard_flags(shard, f.sweep, f.json, {{"--html", &f.html}, {"--junit", &f.junit}, {"--emit-scenario", &f.emit_scenario}});
   check_json_path(f.json);
   check_result_path("--html", f.html);
   check_result_path("--junit", f.junit);
@@ -483,22 +496,46 @@ int check_command(const CheckFlags& f) {
   note_unused_flags({first.design}, f.sweep.workload, {faults});
   opt.base = sweep_base(first, faults, f.sweep.workload);
   opt.profile = faults.profile;
-  opt.first_seed = seeds.first;
-  opt.seeds = seeds.count;
-  opt.jobs = jobs;
   opt.asserted = asserted;
   opt.stop_at_first = f.stop_at_first;
+  // The sweep as the shards and the merge must agree on it: the sale each seed starts from, the
+  // faults, the properties and the seeds.
+  const nlohmann::json identity = {{"scenario", report::scenario_json(opt.base)},
+                                   {"profile", opt.profile},
+                                   {"asserted", asserted},
+                                   {"seeds", {seeds.first, seeds.last()}},
+                                   {"stop_at_first", f.stop_at_first}};
+  if (merged != nullptr && merged->identity != identity) {
+    throw UsageError("merge: the shards swept another sale than this oversim builds from their flags (a changed scenario file or design?)");
+  }
+  const properties::SeedBlock block = shard.given() ? properties::shard_block(seeds.first, seeds.count, shard.index, shard.count)
+                                                    : properties::SeedBlock{seeds.first, seeds.count};
+  opt.first_seed = block.first;
+  opt.seeds = block.count;
+  opt.jobs = jobs;
+  opt.replay_failure = !shard.given();  // the merge replays the first failing seed of all shards
   const std::string strategy = effective_strategy(first, faults, f.sweep.strategy_typed);
-  fmt::print("oversim check: variant {}, faults {}, strategy {}, seeds {}..{}{}, {} jobs\nworkload: {}\nsettings: {}\nasserting: {}\n", f.variant,
+  const std::string shard_seeds = !shard.given()     ? std::string()
+                                  : block.count == 0 ? fmt::format("no seeds (shard {}/{} of seeds {}..{}: more shards than seeds)", shard.index, shard.count, seeds.first, seeds.last())
+                                                     : fmt::format("{}..{} (shard {}/{} of seeds {}..{})", block.first, block.first + (block.count - 1), shard.index,
+                                                                   shard.count, seeds.first, seeds.last());
+  fmt::print("oversim check: variant {}, faults {}, strategy {}, seeds {}{}, {} jobs\nworkload: {}\nsettings: {}\nasserting: {}\n", f.variant,
              faults.profile.empty() ? fmt::format("'{}'", faults.plan.to_string()) : fmt::format("{} (a plan per seed)", faults.profile), strategy,
-             seeds.first, seeds.last(), f.stop_at_first ? " (stop at the first violation)" : "", jobs, describe_workload(sale_workload(first)),
-             settings_line(first), join(asserted));
+             shard.given() ? shard_seeds : fmt::format("{}..{}", seeds.first, seeds.last()), f.stop_at_first ? " (stop at the first violation)" : "",
+             jobs, describe_workload(sale_workload(first)), settings_line(first), join(asserted));
   fmt::print("{}\n", f.source.header_line());
+  if (merged != nullptr) fmt::print("merged: the {} shards' results, as one sweep of seeds {}..{}\n", merged->shards, seeds.first, seeds.last());
   std::fflush(stdout);  // the header before the sweep: a pipe killed mid-sweep still shows what ran
-  Progress progress("check", seeds.count);
-  opt.progress = [&progress](uint64_t runs, uint64_t violating) { progress.update(runs, violating); };
-  properties::SweepResult sw = properties::sweep(opt);
-  progress.finish();
+  properties::SweepResult sw;
+  if (merged != nullptr) {
+    for (const nlohmann::json& r : merged->results) properties::merge_sweeps(sw, sweep_state_of(r));
+    properties::replay_first_failure(sw, opt);
+  } else {
+    Progress progress("check", block.count);
+    opt.progress = [&progress](uint64_t runs, uint64_t violating) { progress.update(runs, violating); };
+    sw = properties::sweep(opt);
+    progress.finish();
+  }
   reject_invalid(sw, faults.label());
   fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "runs");
   for (const auto& p : properties::catalogue()) {
@@ -540,8 +577,20 @@ int check_command(const CheckFlags& f) {
     fmt::print("faults: {}\n", struck);
   }
   std::fputs(report::metrics_text(sw.metrics).c_str(), stdout);
-  fmt::print("searched: {} executions, strategy {}, {:.2f}s wall\n", sw.runs, strategy, static_cast<double>(sw.wall_ns) / 1e9);
+  fmt::print("searched: {} executions, strategy {}, {:.2f}s wall{}\n", sw.runs, strategy, static_cast<double>(sw.wall_ns) / 1e9,
+             merged != nullptr ? fmt::format(" (the {} shards' sweeps, summed)", merged->shards) : "");
   for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in a run: {}\n", e);
+  if (shard.given()) {
+    // A shard's part of the sweep, for `oversim merge`: the verdict, the shrink and the reports
+    // come from all the shards' runs together.
+    nlohmann::json j = shard_file("check", shard, block.first, block.count, flags_json(f), identity);
+    j["result"] = report::sweep_state_json(sw);
+    write_json(f.json, j);
+    fmt::print("shard {}/{}: {} of {} runs violated an asserted property{}; written to {}: `oversim merge` the {} shards' files for the verdict\n",
+               shard.index, shard.count, sw.violating_runs, sw.runs, sw.first_failing_seed ? fmt::format(" (first seed {})", *sw.first_failing_seed) : "",
+               f.json, shard.count);
+    return !sw.errors.empty() ? 3 : sw.violating_runs > 0 ? 1 : 0;
+  }
   if (!sw.errors.empty()) return 3;
   // Required: what --require names, and what the profile targets (a faulted sweep whose faults
   // never struck while units remained, or never while a lock was held, tested nothing).
@@ -748,7 +797,9 @@ std::string coverage_legend(const std::vector<Column>& columns) {
 }
 }  // namespace
 
-int compare_command(const CompareFlags& f) {
+int compare_command(const CompareFlags& f, const Merged* merged) {
+  const ShardSpec shard = shard_flag(f.sweep.shard);
+  check_shard_flags(shard, f.sweep, f.json, {{"--html", &f.html}});
   const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given, 100'000);
   const unsigned jobs = jobs_flag(f.sweep.jobs);
   const std::vector<std::string> listed = variants_flag(f.variants);
@@ -806,9 +857,21 @@ int compare_command(const CompareFlags& f) {
     }
     bases.push_back(sweep_base(*checked, fc, f.sweep.workload));
   }
+  // The table as the shards and the merge must agree on it: each column's first sale, the
+  // designs and the seeds. A shard runs a contiguous block of every cell's seeds.
+  nlohmann::json identity = {{"variants", listed}, {"seeds", {seeds.first, seeds.last()}}, {"bases", nlohmann::json::array()}};
+  for (size_t i = 0; i < bases.size(); ++i) identity["bases"].push_back({{"profile", faults[i].profile}, {"scenario", report::scenario_json(bases[i])}});
+  if (merged != nullptr && merged->identity != identity) {
+    throw UsageError("merge: the shards swept another table than this oversim builds from their flags (a changed scenario file or design?)");
+  }
+  const properties::SeedBlock block = shard.given() ? properties::shard_block(seeds.first, seeds.count, shard.index, shard.count)
+                                                    : properties::SeedBlock{seeds.first, seeds.count};
   const protocols::Workload w = to_workload(f.sweep.workload);
-  fmt::print("oversim compare: {} seeds per cell (seeds {}..{}), strategy {}, {} jobs\nworkload: {}\n", seeds.count, seeds.first, seeds.last(),
+  fmt::print("oversim compare: {} seeds per cell (seeds {}..{}{}), strategy {}, {} jobs\nworkload: {}\n", block.count, block.first,
+             block.first + block.count - (block.count > 0 ? 1 : 0),
+             shard.given() ? fmt::format("; shard {}/{} of seeds {}..{}", shard.index, shard.count, seeds.first, seeds.last()) : std::string(),
              effective_strategy(bases.front(), faults.front(), f.sweep.strategy_typed), jobs, describe_workload(w));
+  if (merged != nullptr) fmt::print("merged: the {} shards' results, as one sweep of seeds {}..{} per cell\n", merged->shards, seeds.first, seeds.last());
   std::fputs(f.source.header_line().c_str(), stdout);
   {
     Scenario typed;
@@ -838,7 +901,8 @@ int compare_command(const CompareFlags& f) {
   bool internal_error = false;
   int partly_unfired = 0;  // cells in which some run missed a later fault of its profile's plan
   nlohmann::json cells = nlohmann::json::array();
-  Progress progress("compare", static_cast<uint64_t>(listed.size()) * faults.size() * seeds.count);
+  Progress progress("compare", merged != nullptr ? 0 : static_cast<uint64_t>(listed.size()) * faults.size() * block.count);
+  nlohmann::json shard_cells = nlohmann::json::array();  // with --shard: each cell's sweep, for the merge
   auto skipped_cell = [&cells](const std::string& v, const FaultsChoice& fc, const std::string& why) {
     cells.push_back({{"variant", v}, {"faults", fc.label()}, {"applies", false}, {"why", why}});
   };
@@ -852,15 +916,17 @@ int compare_command(const CompareFlags& f) {
       opt.base = bases[i];
       opt.base.design = v;
       opt.profile = faults[i].profile;
-      opt.first_seed = seeds.first;
-      opt.seeds = refused.count(v) > 0 ? 0 : seeds.count;
+      opt.first_seed = block.first;
+      opt.seeds = refused.count(v) > 0 ? 0 : block.count;
       opt.keep_failure_trace = false;
+      opt.replay_failure = !shard.given();
       const bool runs = opt.seeds > 0 && (opt.profile.empty() || !protocols::profile_inapplicable(opt.profile, opt.base));
-      if (!runs) progress.skip(seeds.count);
-      costs.push_back(runs ? cell_cpu_seconds(v, faults[i], f.sweep, seeds.count) : 0.0);
+      if (!runs && merged == nullptr) progress.skip(block.count);
+      costs.push_back(runs ? cell_cpu_seconds(v, faults[i], f.sweep, block.count) : 0.0);
     }
   }
   auto row = [&](size_t cell, properties::SweepResult&& sw) {
+    if (shard.given()) shard_cells.push_back(report::sweep_state_json(sw));
     const std::string& v = grid[cell].base.design;
     const size_t i = cell % faults.size();
     if (auto why = refused.find(v); why != refused.end()) {
@@ -950,9 +1016,35 @@ int compare_command(const CompareFlags& f) {
     for (const std::string& e : sw.errors) fmt::print(stderr, "oversim: internal error in {} / {}: {}\n", v, faults[i].label(), e);
     internal_error |= !sw.errors.empty();
   };
-  properties::sweep_cells(grid, costs, jobs, [&progress](uint64_t runs, uint64_t bad) { progress.update(runs, bad); },
-                          [&](size_t cell, properties::SweepResult&& sw) { progress.above([&] { row(cell, std::move(sw)); }); });
-  progress.finish();
+  if (merged != nullptr) {
+    // Each cell merged from the shards' parts of it, in seed order; its first failing seed
+    // replayed as the sweep would (the --html counterexample is shrunk from it).
+    for (size_t cell = 0; cell < grid.size(); ++cell) {
+      properties::SweepResult sw;
+      for (const nlohmann::json& r : merged->results) {
+        if (!r.is_array() || r.size() != grid.size()) throw UsageError("merge: a shard file of compare does not hold every cell of the table");
+        properties::merge_sweeps(sw, sweep_state_of(r[cell]));
+      }
+      if (grid[cell].seeds > 0 && (grid[cell].profile.empty() || !protocols::profile_inapplicable(grid[cell].profile, grid[cell].base))) {
+        properties::replay_first_failure(sw, grid[cell]);
+      } else if (!grid[cell].profile.empty()) {
+        sw.inapplicable = protocols::profile_inapplicable(grid[cell].profile, grid[cell].base);
+      }
+      row(cell, std::move(sw));
+    }
+  } else {
+    properties::sweep_cells(grid, costs, jobs, [&progress](uint64_t runs, uint64_t bad) { progress.update(runs, bad); },
+                            [&](size_t cell, properties::SweepResult&& sw) { progress.above([&] { row(cell, std::move(sw)); }); });
+    progress.finish();
+  }
+  if (shard.given()) {
+    nlohmann::json j = shard_file("compare", shard, block.first, block.count, flags_json(f), identity);
+    j["result"] = shard_cells;
+    write_json(f.json, j);
+    fmt::print("\nshard {}/{}: written to {}: `oversim merge` the {} shards' files for the table of seeds {}..{}\n", shard.index, shard.count, f.json,
+               shard.count, seeds.first, seeds.last());
+    return internal_error ? 3 : 0;
+  }
   const std::string strategy = protocols::to_string(bases.front().search);
   const bool default_strategy = f.sweep.strategy == kDefaultStrategy;
   if (partly_unfired > 0) {
@@ -985,7 +1077,9 @@ int compare_command(const CompareFlags& f) {
   return internal_error ? 3 : 0;
 }
 
-int hash_command(const HashFlags& f) {
+int hash_command(const HashFlags& f, const Merged* merged) {
+  const ShardSpec shard = shard_flag(f.sweep.shard);
+  check_shard_flags(shard, f.sweep, f.json, {});
   const SeedRange seeds = seeds_flag(f.sweep.seeds, f.sweep.first_seed, f.sweep.first_seed_given);
   const unsigned jobs = jobs_flag(f.sweep.jobs);
   // A design that cannot run with a typed setting has nothing to pin (compare says why).
@@ -1013,11 +1107,31 @@ int hash_command(const HashFlags& f) {
       }
     }
   }
-  const std::vector<std::string> lines = properties::fingerprints(runs, jobs);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const size_t at = lines[i].find("\tinvalid: ");
-    if (at != std::string::npos) {
-      throw UsageError(fmt::format("--faults: {} for seed {}: {}", runs[i].label, runs[i].scenario.seed, lines[i].substr(at + 10)));
+  // A shard runs a contiguous block of the runs in the order the lines print (design, faults,
+  // seed), so the shards' lines one after another are the whole command's.
+  const nlohmann::json identity = {{"runs", runs.size()}, {"seeds", {seeds.first, seeds.last()}}, {"first", runs.empty() ? "" : runs.front().label},
+                                   {"last", runs.empty() ? "" : runs.back().scenario.design + "/" + runs.back().label}};
+  if (merged != nullptr && merged->identity != identity) throw UsageError("merge: the shards ran other runs than this oversim builds from their flags");
+  const properties::SeedBlock block = shard.given() ? properties::shard_block(0, runs.size(), shard.index, shard.count) : properties::SeedBlock{0, runs.size()};
+  std::vector<std::string> lines;
+  if (merged != nullptr) {
+    for (const nlohmann::json& r : merged->results) {
+      if (!r.is_array()) throw UsageError("merge: a shard file of hash holds no lines");
+      for (const nlohmann::json& line : r) {
+        if (!line.is_string()) throw UsageError("merge: a shard file of hash holds a line that is not text");
+        lines.push_back(line.get<std::string>());
+      }
+    }
+    if (lines.size() != runs.size()) throw UsageError(fmt::format("merge: the shards hold {} lines of the {} runs", lines.size(), runs.size()));
+  } else {
+    runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(block.first + block.count), runs.end());
+    runs.erase(runs.begin(), runs.begin() + static_cast<std::ptrdiff_t>(block.first));
+    lines = properties::fingerprints(runs, jobs);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const size_t at = lines[i].find("\tinvalid: ");
+      if (at != std::string::npos) {
+        throw UsageError(fmt::format("--faults: {} for seed {}: {}", runs[i].label, runs[i].scenario.seed, lines[i].substr(at + 10)));
+      }
     }
   }
   bool internal_error = false;
@@ -1027,7 +1141,15 @@ int hash_command(const HashFlags& f) {
     internal_error |= line.find("\terror: ") != std::string::npos;
     if (!f.json.empty()) out.push_back(report::fingerprint_json(line));
   }
-  if (!f.json.empty()) write_json(f.json, {{"schema", report::kSchema}, {"command", "hash"}, {"seeds", {seeds.first, seeds.last()}}, {"runs", out}});
+  if (shard.given()) {
+    nlohmann::json j = shard_file("hash", shard, block.first, block.count, flags_json(f), identity);
+    j["result"] = lines;
+    write_json(f.json, j);
+    fmt::print(stderr, "oversim: shard {}/{} of hash: runs {}..{} of {}, written to {}\n", shard.index, shard.count, block.first + 1, block.first + block.count,
+               identity["runs"].get<size_t>(), f.json);
+  } else if (!f.json.empty()) {
+    write_json(f.json, {{"schema", report::kSchema}, {"command", "hash"}, {"seeds", {seeds.first, seeds.last()}}, {"runs", out}});
+  }
   return internal_error ? 3 : 0;
 }
 

@@ -40,6 +40,8 @@ struct SweepFlags {
   std::string seeds = "100";
   std::string first_seed = "1";
   bool first_seed_given = false;
+  bool first_seed_drawn = false;  // --first-seed random: first_seed holds the seed drawn
+  std::string shard;              // --shard i/n ("" : the whole sweep; cli/shard.h)
   std::string jobs = "2";
   std::string horizon = kDefaultHorizon;
   std::string strategy = kDefaultStrategy;
@@ -121,11 +123,14 @@ struct DemoFlags {
 // The scenario `oversim run` would run for these flags (the fuzz target and tests use it).
 protocols::Scenario run_scenario(const RunFlags& flags);
 
+struct Merged;  // cli/shard.h: the shards of a sweep, for `oversim merge`
+
 int list_command(const std::string& what);
 int run_command(const RunFlags& flags);
-int check_command(const CheckFlags& flags);
-int compare_command(const CompareFlags& flags);
-int hash_command(const HashFlags& flags);
+// With `merged` (oversim merge), the command renders the merged shards instead of sweeping.
+int check_command(const CheckFlags& flags, const Merged* merged = nullptr);
+int compare_command(const CompareFlags& flags, const Merged* merged = nullptr);
+int hash_command(const HashFlags& flags, const Merged* merged = nullptr);
 int lint_command(const LintFlags& flags);
 int demo_command(const DemoFlags& flags);
 int explore_command(const ExploreFlags& flags);

@@ -259,14 +259,65 @@ namespace {
 void finish_sweep(SweepResult& out, const SweepOptions& options) {
   std::sort(out.errors.begin(), out.errors.end());
   std::sort(out.invalid.begin(), out.invalid.end());
-  if (out.first_failing_seed) {
-    Scenario s = scenario_for(options, *out.first_failing_seed);
-    s.keep_trace = options.keep_failure_trace;
-    s.record_choices = false;  // a shrink replays by choices from a run of its own
-    out.first_failure = run_checked(s);
-  }
+  if (options.replay_failure) replay_first_failure(out, options);
 }
 }  // namespace
+
+void replay_first_failure(SweepResult& out, const SweepOptions& options) {
+  if (!out.first_failing_seed) return;
+  Scenario s = scenario_for(options, *out.first_failing_seed);
+  s.keep_trace = options.keep_failure_trace;
+  s.record_choices = false;  // a shrink replays by choices from a run of its own
+  out.first_failure = run_checked(s);
+}
+
+SeedBlock shard_block(uint64_t first, uint64_t count, uint64_t index, uint64_t shards) {
+  if (shards == 0 || index == 0 || index > shards) throw std::invalid_argument(fmt::format("shard {}/{} does not exist", index, shards));
+  const uint64_t base = count / shards;
+  const uint64_t extra = count % shards;
+  const uint64_t i = index - 1;
+  // Shards before i: i * base seeds, plus one each for the first min(i, extra).
+  const uint64_t offset = i * base + std::min(i, extra);
+  return SeedBlock{first + offset, base + (i < extra ? 1 : 0)};
+}
+
+void merge_sweeps(SweepResult& into, SweepResult&& later) {
+  if (into.stopped) return;  // one sweep stopped at into's first failure: nothing later counts
+  auto lowest = [](std::optional<uint64_t>& a, const std::optional<uint64_t>& b) {
+    if (b && (!a || *b < *a)) a = b;
+  };
+  into.runs += later.runs;
+  for (auto& [name, c] : later.counts) {
+    PropertyCount& to = into.counts[name];
+    to.violated += c.violated;
+    to.reached += c.reached;
+    lowest(to.first_seed, c.first_seed);
+  }
+  lowest(into.first_failing_seed, later.first_failing_seed);
+  into.violating_runs += later.violating_runs;
+  into.purchases += later.purchases;
+  for (const auto& [name, n] : later.counters) into.counters[name] += n;
+  into.metrics.merge(later.metrics);
+  for (const auto& [status, n] : later.run_status) into.run_status[status] += n;
+  lowest(into.horizon_seed, later.horizon_seed);
+  into.errors.insert(into.errors.end(), later.errors.begin(), later.errors.end());
+  std::sort(into.errors.begin(), into.errors.end());
+  into.invalid.insert(into.invalid.end(), later.invalid.begin(), later.invalid.end());
+  std::sort(into.invalid.begin(), into.invalid.end());
+  into.unplaced += later.unplaced;
+  if (later.unplaced_seed && (!into.unplaced_seed || *later.unplaced_seed < *into.unplaced_seed)) {
+    into.unplaced_seed = later.unplaced_seed;
+    into.unplaced_why = later.unplaced_why;
+  }
+  into.unfired += later.unfired;
+  lowest(into.unfired_seed, later.unfired_seed);
+  into.faults_planned += later.faults_planned;
+  into.faults_fired += later.faults_fired;
+  if (!into.inapplicable) into.inapplicable = later.inapplicable;
+  into.stopped = later.stopped;
+  into.wall_ns += later.wall_ns;
+  into.first_failure.reset();
+}
 
 SweepResult sweep(const SweepOptions& options) {
   if (!options.stop_at_first) {

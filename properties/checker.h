@@ -86,6 +86,10 @@ struct SweepOptions {
   // caller shows it (check's timeline). A kept trace of a 10,000-buyer polling sale is gigabytes:
   // compare and lint --prove use only the replay's scenario and verdicts.
   bool keep_failure_trace = true;
+  // Whether the sweep replays its first failing seed into first_failure at all: a shard of a
+  // sharded sweep (check --shard) leaves it to `oversim merge`, which replays the first failing
+  // seed of all shards once (replay_first_failure).
+  bool replay_failure = true;
   // Called after each run is counted (one thread at a time, in no fixed order): runs counted so
   // far and how many violated an asserted property. For a progress display; it must not change
   // the sweep.
@@ -138,6 +142,25 @@ struct SweepResult {
 // built.
 protocols::Scenario scenario_for(const SweepOptions& options, uint64_t seed);
 SweepResult sweep(const SweepOptions& options);
+
+// The seeds of shard `index` (1-based) of `shards` over `count` seeds from `first`: contiguous
+// blocks in seed order, the first `count % shards` one seed longer, so every seed is in exactly
+// one shard and the shards in index order are the sweep's seeds in order. A shard may be empty
+// (more shards than seeds).
+struct SeedBlock {
+  uint64_t first = 1;
+  uint64_t count = 0;
+};
+SeedBlock shard_block(uint64_t first, uint64_t count, uint64_t index, uint64_t shards);
+// Adds a later shard's result (its seeds all after `into`'s) to `into`, giving what one sweep of
+// both shards' seeds gives: counts and sums added, lowest seeds kept, samples appended (every
+// figure is order-free), errors and invalid seeds in sorted order. With stop_at_first, a shard
+// after one that stopped counts nothing: the single sweep stopped there too. first_failure is
+// not merged: replay_first_failure replays the merged first failing seed.
+void merge_sweeps(SweepResult& into, SweepResult&& later);
+// Replays the first failing seed into first_failure (with its trace when options say so), as a
+// sweep does when it ends; nothing when no seed failed.
+void replay_first_failure(SweepResult& result, const SweepOptions& options);
 
 // Runs body(i) for every i in [0, count) on up to `jobs` OS threads, each taking the next index
 // when it is free: for callers that build scenarios in parallel (a profile's probe is a run).
