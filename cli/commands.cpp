@@ -1436,6 +1436,9 @@ int report_command(const std::string& result, const std::string& html) {
   } catch (const nlohmann::json::parse_error& e) {
     throw UsageError(fmt::format("report: '{}' is not JSON: {}", result, e.what()));
   }
+  if (j.is_object() && j.value("command", "") == "shard") {
+    throw UsageError(fmt::format("report: '{}' is one shard of a sweep: `oversim merge` the shards' files (with --html FILE)", result));
+  }
   try {
     write_result_file("--html", html, report::render_html(j));
   } catch (const std::invalid_argument& e) {

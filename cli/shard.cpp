@@ -208,7 +208,7 @@ HashFlags hash_flags_from(const json& j) {
 }
 
 json shard_file(const char* of, const ShardSpec& shard, uint64_t first, uint64_t count, json flags, json identity) {
-  return {{"schema", report::kSchema},
+  return {{"schema", kShardSchema},
           {"command", "shard"},
           {"of", of},
           {"shard", {{"index", shard.index}, {"count", shard.count}, {"seeds", count == 0 ? json(nullptr) : json{first, first + (count - 1)}}}},
@@ -228,7 +228,7 @@ json read_shard(const std::string& path) {
   } catch (const json::parse_error&) {
     throw UsageError(fmt::format("merge: '{}' is not JSON (a shard file is what `--shard i/n --json FILE` writes)", path));
   }
-  if (!j.is_object() || j.value("command", "") != "shard") {
+  if (!j.is_object() || j.value("command", "") != "shard" || j.value("schema", "") != kShardSchema) {
     throw UsageError(fmt::format("merge: '{}' is not a shard file (run the command with --shard i/n --json FILE)", path));
   }
   for (const char* key : {"of", "shard", "version", "flags", "identity", "result"}) {

@@ -5,7 +5,7 @@
 // n copies of a command with an index runs the shards: a Slurm array, a Kubernetes Indexed Job,
 // a GitHub Actions matrix (docs/ci.md).
 //
-// A shard file is JSON: {"schema", "command": "shard", "of": "check" | "compare" | "hash",
+// A shard file is JSON: {"schema": "oversim-shard/1", "command": "shard", "of": "check" | "compare" | "hash",
 // "shard": {"index", "count", "seeds"}, "version", "flags": the command's flags as typed (output
 // files left out), "identity": the sweep it ran, "result": the shard's part}. Merging refuses
 // shards of different sweeps, of another oversim version, missing or doubled shards.
@@ -20,6 +20,9 @@
 #include "cli/commands.h"
 
 namespace oversim::cli {
+
+// The schema a shard file names: not a result (oversim-result/1) but a part of one.
+inline constexpr const char* kShardSchema = "oversim-shard/1";
 
 struct ShardSpec {
   uint64_t index = 0;  // 1-based

@@ -90,6 +90,7 @@ expect2 "merge: shard 1/3 given twice" merge "$dir/rmw-1.json" "$dir/rmw-1.json"
 expect2 "are shards of different sweeps" merge "$dir/rmw-1.json" "$dir/layers-2.json" "$dir/layers-3.json"
 expect2 "is not a shard file" merge "$dir/rmw-whole.json"
 expect2 "merge: cannot read" merge "$dir/nothing.json"
+expect2 "is one shard of a sweep" report "$dir/rmw-1.json" --html "$dir/x.html"
 expect2 "--shard: give --json FILE" check --variant db_conditional_update --shard 1/2
 expect2 "--shard: --html is drawn from all the shards" check --variant db_conditional_update --shard 1/2 --json "$dir/x.json" --html "$dir/x.html"
 expect2 "--shard: --first-seed random draws a range per shard" check --variant db_conditional_update --shard 1/2 --json "$dir/x.json" --first-seed random
