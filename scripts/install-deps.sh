@@ -7,7 +7,7 @@ packages=(
   librapidcheck-dev libgtest-dev libgmock-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libbenchmark-dev libjemalloc-dev
   jq python3-jsonschema chromium
-  slurm-wlm munge
+  slurm-wlm munge python3-yaml
 )
 missing=()
 for p in "${packages[@]}"; do
