@@ -3,7 +3,7 @@
 // counterexample's witness and the reproduce command. Header only; link oversim::gtest (the
 // properties layer and GTest::gtest).
 //
-//   EXPECT_DESIGN_HOLDS("my_conditional", {"no_oversell"}, oversim::testing::Sweep().under("gc-pause").seeds(200));
+//   EXPECT_DESIGN_HOLDS("my_recipe", {"no_oversell"}, oversim::testing::Sweep().under("gc-pause").seeds(200));
 //
 // The sweep is check's own (properties::sweep) and its verdict is judged as check judges it: a
 // sweep that never reached a `require`d situation (vacuous), whose faults never happened

@@ -4,7 +4,7 @@
 // `oversim run` command that replays it. Header only; link oversim::rapidcheck.
 //
 //   RC_GTEST_PROP(MyDesigns, NeverOversells, ()) {
-//     const oversim::protocols::Scenario s = *oversim::gen::scenario("my_conditional");
+//     const oversim::protocols::Scenario s = *oversim::gen::scenario("my_recipe");
 //     RC_ASSERT_FALSE(oversim::properties::run_checked(s).result("no_oversell").violated);
 //   }
 #pragma once
