@@ -37,6 +37,11 @@ using properties::RunResult;
 using protocols::Scenario;
 
 namespace {
+// The command a hint names: `oversim`, or a user's own binary built with oversim_main().
+const std::string& program() { return properties::reproduce_program(); }
+}  // namespace
+
+namespace {
 
 using report::describe_workload;
 using report::span_or;
@@ -93,7 +98,7 @@ void warn_lint(const protocols::Design& design, const protocols::Workload& w, co
     }
     for (const std::string& reason : it.answers) fmt::print(stderr, "oversim: lint {} {}: {}\n", it.id, properties::to_string(it.level), reason);
   }
-  if (!own.empty()) fmt::print(stderr, "oversim: lint: {} by design ({}; `oversim lint --variant {}` says why)\n", design.name, join(own, ", "), design.name);
+  if (!own.empty()) fmt::print(stderr, "oversim: lint: {} by design ({}; `{} lint --variant {}` says why)\n", design.name, join(own, ", "), program(), design.name);
 }
 
 // The same for compare, many designs: only the answers that depend on the sale's numbers (a
@@ -141,7 +146,7 @@ BriefNotes brief_notes(const std::string& profile, const std::vector<std::string
 void print_notes_briefly(const std::string& profile, const BriefNotes& brief, const std::string& for_designs) {
   for (const std::string& n : brief.in_full) fmt::print(stderr, "oversim: {}\n", n);
   if (!brief.sets.empty()) {
-    fmt::print(stderr, "oversim: {} sets {}{} (flags you did not type; `oversim check --faults {}` says why)\n", profile, brief.sets, for_designs, profile);
+    fmt::print(stderr, "oversim: {} sets {}{} (flags you did not type; `{} check --faults {}` says why)\n", profile, brief.sets, for_designs, program(), profile);
   }
 }
 
@@ -586,9 +591,9 @@ int check_command(const CheckFlags& f, const Merged* merged) {
     nlohmann::json j = shard_file("check", shard, block.first, block.count, flags_json(f), identity);
     j["result"] = report::sweep_state_json(sw);
     write_json(f.json, j);
-    fmt::print("shard {}/{}: {} of {} runs violated an asserted property{}; written to {}: `oversim merge` the {} shards' files for the verdict\n",
+    fmt::print("shard {}/{}: {} of {} runs violated an asserted property{}; written to {}: `{} merge` the {} shards' files for the verdict\n",
                shard.index, shard.count, sw.violating_runs, sw.runs, sw.first_failing_seed ? fmt::format(" (first seed {})", *sw.first_failing_seed) : "",
-               f.json, shard.count);
+               f.json, program(), shard.count);
     return !sw.errors.empty() ? 3 : sw.violating_runs > 0 ? 1 : 0;
   }
   if (!sw.errors.empty()) return 3;
@@ -878,7 +883,7 @@ int compare_command(const CompareFlags& f, const Merged* merged) {
     typed.workload = w;
     typed.typed = f.sweep.workload.typed;
     typed.horizon = bases.front().horizon;
-    fmt::print("settings: {}{}\n", settings_line(typed), typed.typed.empty() ? "" : "; a profile's own settings are on stderr, a design's requirements in `oversim list variants`");
+    fmt::print("settings: {}{}\n", settings_line(typed), typed.typed.empty() ? "" : fmt::format("; a profile's own settings are on stderr, a design's requirements in `{} list variants`", program()));
   }
   for (const FaultsChoice& fc : faults) {
     if (fc.profile.empty()) fmt::print("plan: {}\n", fc.plan.to_string());
@@ -1041,7 +1046,7 @@ int compare_command(const CompareFlags& f, const Merged* merged) {
     nlohmann::json j = shard_file("compare", shard, block.first, block.count, flags_json(f), identity);
     j["result"] = shard_cells;
     write_json(f.json, j);
-    fmt::print("\nshard {}/{}: written to {}: `oversim merge` the {} shards' files for the table of seeds {}..{}\n", shard.index, shard.count, f.json,
+    fmt::print("\nshard {}/{}: written to {}: `{} merge` the {} shards' files for the table of seeds {}..{}\n", shard.index, shard.count, f.json, program(),
                shard.count, seeds.first, seeds.last());
     return internal_error ? 3 : 0;
   }
@@ -1052,7 +1057,7 @@ int compare_command(const CompareFlags& f, const Merged* merged) {
                "them per cell",
                partly_unfired, partly_unfired == 1 ? "" : "s");
   }
-  fmt::print("\nInspect a cell: oversim check --variant <variant> --faults {} --seeds {}..{}{}{}\n",
+  fmt::print("\nInspect a cell: {} check --variant <variant> --faults {} --seeds {}..{}{}{}\n", program(),
              faults.size() == 1 && faults[0].profile.empty() ? fmt::format("'{}'", faults[0].plan.to_string()) : "<profile>", seeds.first, seeds.last(),
              default_strategy ? "" : fmt::format(" --strategy {}", strategy), properties::scenario_flags(sweep_base(bases.front(), faults.front(), f.sweep.workload)));
   if (!f.json.empty() || !f.html.empty()) {
@@ -1399,7 +1404,7 @@ int lint_command(const LintFlags& f) {
     }
     Scenario as_typed;
     as_typed.workload = w;
-    fmt::print("\n{} FAIL, {} WARN. Why, for one design: oversim lint --variant <variant>{}; --prove runs the sale to back each answer\n", failing, warnings,
+    fmt::print("\n{} FAIL, {} WARN. Why, for one design: {} lint --variant <variant>{}; --prove runs the sale to back each answer\n", failing, warnings, program(),
                properties::scenario_flags(as_typed));
     return failing > 0 ? 1 : 0;
   }
