@@ -240,12 +240,12 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   add_sweep_options(hash_cmd_, hash_.sweep, "Number of seeds (with --first-seed), or a range a..b");
   add_shard_option(hash_cmd_, hash_.sweep);
 
-  merge_cmd_ = app.add_subcommand("merge", "The shards of a check, compare or hash (--shard i/n --json FILE) as the one run over all their seeds");
+  merge_cmd_ = app.add_subcommand("merge", "The shards of a check, compare, hash or explore (--shard i/n --json FILE) as the one run over all of them");
   merge_cmd_->footer(kExitStatuses);
   merge_cmd_->add_option("shards", merge_.files, "The shard files, in any order (each of 1..n once)")->required();
   merge_cmd_->add_option("--json", merge_.json, "Also write the merged result as JSON to this file, as the command itself would");
-  merge_cmd_->add_option("--html", merge_.html, "Also write the HTML report (check, compare)");
-  merge_cmd_->add_option("--junit", merge_.junit, "Also write JUnit XML (check)");
+  merge_cmd_->add_option("--html", merge_.html, "Also write the HTML report (check, compare, explore)");
+  merge_cmd_->add_option("--junit", merge_.junit, "Also write JUnit XML (check, explore)");
   merge_cmd_->add_option("--emit-scenario", merge_.emit_scenario, "Also write the shrunk counterexample's scenario (check)");
 
   explore_cmd_ = app.add_subcommand("explore", "Every execution of a small sale within stated bounds: a proof within them, or the shortest counterexample");
@@ -267,6 +267,9 @@ CommandLine::CommandLine() : app_(std::make_unique<CLI::App>(
   explore_cmd_->add_option("--html", explore_.html, "Also write an HTML report to this file (the counterexample's swimlane timeline)");
   explore_cmd_->add_option("--junit", explore_.junit, "Also write JUnit XML to this file: a test case per asserted property");
   explore_cmd_->add_flag("--first", explore_.first, "Stop at the first violating execution instead of looking for the shortest");
+  explore_cmd_->add_option("--shard", explore_.shard,
+                           "Walk shard i of n (i/n, from 1) of the tree's subtrees and write its part with --json FILE; `oversim merge` combines "
+                           "the n files into the whole walk's result (docs/ci.md)");
   add_workload_options(explore_cmd_, explore_.workload);
 
   report_cmd_ = app.add_subcommand("report", "Draw a saved result (any command's --json FILE) as the HTML report");

@@ -1227,7 +1227,14 @@ ExploreFlags::ExploreFlags() {
   workload.latency = "200us";
 }
 
-int explore_command(const ExploreFlags& f) {
+int explore_command(const ExploreFlags& f, const Merged* merged) {
+  const ShardSpec shard = shard_flag(f.shard);
+  if (shard.given()) {
+    if (f.json.empty()) throw UsageError("--shard: give --json FILE for the shard's result (oversim merge reads the shards' files)");
+    for (const auto& [flag, value] : {std::pair{"--html", &f.html}, std::pair{"--junit", &f.junit}}) {
+      if (!value->empty()) throw UsageError(fmt::format("--shard: {} is drawn from all the shards: give it to `{} merge`", flag, program()));
+    }
+  }
   const protocols::Design& design = design_flag(f.variant);
   properties::ExploreOptions o;
   o.asserted = properties_flag(f.properties);
@@ -1268,9 +1275,36 @@ int explore_command(const ExploreFlags& f) {
   check_json_path(f.json);
   check_result_path("--html", f.html);
   check_result_path("--junit", f.junit);
-  fmt::print("oversim explore: variant {}\nbounds: {}\nasserting: {}\n\n", design.name, properties::describe_bounds(o), join(o.asserted));
+  // The walk as the shards and the merge must agree on it.
+  const nlohmann::json identity = {{"design", design.name},   {"bounds", properties::describe_bounds(o)}, {"asserted", o.asserted},
+                                   {"points", o.points},      {"max_executions", o.max_executions},     {"first", o.stop_at_first},
+                                   {"scenario", report::scenario_json(o.base)}};
+  if (merged != nullptr && merged->identity != identity) {
+    throw UsageError("merge: the shards explored another tree than this oversim builds from their flags (a changed design?)");
+  }
+  o.shard_index = shard.index;
+  o.shard_count = shard.count;
+  fmt::print("oversim explore: variant {}\nbounds: {}\nasserting: {}\n", design.name, properties::describe_bounds(o), join(o.asserted));
+  if (merged != nullptr) fmt::print("merged: the {} shards' walks, as one walk of the tree\n", merged->shards);
+  fmt::print("\n");
   std::fflush(stdout);
-  const properties::ExploreResult r = properties::explore(o);
+  properties::ExploreResult r;
+  if (merged != nullptr) {
+    bool first = true;
+    for (const nlohmann::json& part : merged->results) {
+      properties::ExploreResult one;
+      try {
+        one = report::explore_state(part);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(fmt::format("merge: a shard file is not complete: {}", e.what()));
+      }
+      properties::merge_explores(r, std::move(one), first);
+      first = false;
+    }
+    if (!r.best_values.empty()) r.counterexample = properties::explore_counterexample(o, r.best_values);
+  } else {
+    r = properties::explore(o);
+  }
   const properties::VerdictKind verdict = properties::judge(r);
   fmt::print("{:<26} {:<11} {:<10} {}\n", "property", "kind", "asserted", "executions");
   for (const auto& p : properties::catalogue()) {
@@ -1290,6 +1324,16 @@ int explore_command(const ExploreFlags& f) {
   if (r.horizon_runs() > 0) {
     fmt::print("{} of {} executions stopped at their horizon ({}) before the sale ended: their end-of-run checks saw an unfinished sale\n", r.horizon_runs(),
                r.executions, sim::format_duration(o.base.horizon));
+  }
+  if (shard.given()) {
+    nlohmann::json j = shard_file("explore", shard, 0, 0, flags_json(f), identity);
+    j["shard"]["subtrees"] = {r.subtrees, r.split_subtrees};
+    j["result"] = report::explore_state_json(r);
+    write_json(f.json, j);
+    fmt::print("shard {}/{}: {} of the tree's {} subtrees, {} executions ({}), {} violating; written to {}: `{} merge` the {} shards' files for the verdict\n",
+               shard.index, shard.count, r.subtrees, r.split_subtrees, r.executions,
+               r.complete ? "every one of them" : r.stopped ? "stopped at the first violation" : "budget reached", r.violating, f.json, program(), shard.count);
+    return r.violating > 0 ? 1 : 0;
   }
   nlohmann::json j = {{"schema", report::kSchema},
                       {"command", "explore"},

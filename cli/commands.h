@@ -108,6 +108,7 @@ struct ExploreFlags {
   std::string json;
   std::string html;
   std::string junit;
+  std::string shard;  // --shard i/n ("" : the whole tree; cli/shard.h)
   WorkloadFlags workload;
 };
 
@@ -133,7 +134,7 @@ int compare_command(const CompareFlags& flags, const Merged* merged = nullptr);
 int hash_command(const HashFlags& flags, const Merged* merged = nullptr);
 int lint_command(const LintFlags& flags);
 int demo_command(const DemoFlags& flags);
-int explore_command(const ExploreFlags& flags);
+int explore_command(const ExploreFlags& flags, const Merged* merged = nullptr);
 // `oversim report RESULT.json --html OUT.html`: a saved result drawn as the HTML report.
 int report_command(const std::string& result, const std::string& html);
 int determinism_command();

@@ -171,6 +171,28 @@ json flags_json(const CompareFlags& f) {
 
 json flags_json(const HashFlags& f) { return {{"variants", f.variants}, {"faults", f.faults}, {"sweep", sweep_json(f.sweep)}}; }
 
+json flags_json(const ExploreFlags& f) {
+  return {{"variant", f.variant},   {"faults", f.faults},     {"max_faults", f.max_faults},         {"points", f.points},
+          {"properties", f.properties}, {"max_executions", f.max_executions}, {"max_deviations", f.max_deviations}, {"horizon", f.horizon},
+          {"first", f.first},       {"workload", workload_json(f.workload)}};
+}
+
+ExploreFlags explore_flags_from(const json& j) {
+  const Fields f{j};
+  ExploreFlags e;
+  f.get("variant", e.variant);
+  f.get("faults", e.faults);
+  f.get("max_faults", e.max_faults);
+  f.get("points", e.points);
+  f.get("properties", e.properties);
+  f.get("max_executions", e.max_executions);
+  f.get("max_deviations", e.max_deviations);
+  f.get("horizon", e.horizon);
+  f.get("first", e.first);
+  e.workload = workload_from(f.at("workload"));
+  return e;
+}
+
 CheckFlags check_flags_from(const json& j) {
   const Fields f{j};
   CheckFlags c;
@@ -288,6 +310,7 @@ int merge_command(const MergeFlags& f) {
         if (!r.is_array()) throw std::invalid_argument("its result is not a list of cells");
         for (const json& cell : r) report::sweep_state(cell);
       }
+      if (of == "explore") report::explore_state(r);
       if (of == "hash" && (!r.is_array() || !std::all_of(r.begin(), r.end(), [](const json& line) { return line.is_string(); }))) {
         throw std::invalid_argument("its result is not a list of lines");
       }
@@ -316,6 +339,14 @@ int merge_command(const MergeFlags& f) {
     c.emit_scenario = f.emit_scenario;
     return check_command(c, &merged);
   }
+  if (of == "explore") {
+    if (!f.emit_scenario.empty()) throw UsageError("merge: --emit-scenario is for shards of check, not of explore");
+    ExploreFlags e = flags_of(explore_flags_from);
+    e.json = f.json;
+    e.html = f.html;
+    e.junit = f.junit;
+    return explore_command(e, &merged);
+  }
   if (of == "compare" || of == "hash") {
     if (!f.emit_scenario.empty() || !f.junit.empty()) throw UsageError(fmt::format("merge: --emit-scenario and --junit are for shards of check, not of {}", of));
   }
@@ -331,7 +362,7 @@ int merge_command(const MergeFlags& f) {
     h.json = f.json;
     return hash_command(h, &merged);
   }
-  throw UsageError(fmt::format("merge: '{}' is a shard of '{}', which has no shards (check, compare and hash do)", f.files[0], of));
+  throw UsageError(fmt::format("merge: '{}' is a shard of '{}', which has no shards (check, compare, hash and explore do)", f.files[0], of));
 }
 
 }  // namespace oversim::cli

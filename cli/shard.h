@@ -1,11 +1,12 @@
 // Sweeps past one machine: `--shard i/n` runs one contiguous block of a sweep's seeds
-// (properties::shard_block) and writes its result as a shard file; `oversim merge` reads the
+// (properties::shard_block), or of an exploration's subtrees (properties::ExploreOptions), and
+// writes its result as a shard file; `oversim merge` reads the
 // shards back and renders what one run over all their seeds gives (counts, first failing seed,
 // the shrunk counterexample), through the same code as the command itself. Any engine that runs
 // n copies of a command with an index runs the shards: a Slurm array, a Kubernetes Indexed Job,
 // a GitHub Actions matrix (docs/ci.md).
 //
-// A shard file is JSON: {"schema": "oversim-shard/1", "command": "shard", "of": "check" | "compare" | "hash",
+// A shard file is JSON: {"schema": "oversim-shard/1", "command": "shard", "of": "check" | "compare" | "hash" | "explore",
 // "shard": {"index", "count", "seeds"}, "version", "flags": the command's flags as typed (output
 // files left out), "identity": the sweep it ran, "result": the shard's part}. Merging refuses
 // shards of different sweeps, of another oversim version, missing or doubled shards.
@@ -40,10 +41,12 @@ void check_shard_flags(const ShardSpec& shard, const SweepFlags& sweep, const st
 nlohmann::json flags_json(const CheckFlags& f);
 nlohmann::json flags_json(const CompareFlags& f);
 nlohmann::json flags_json(const HashFlags& f);
+nlohmann::json flags_json(const ExploreFlags& f);
 // Throws std::invalid_argument naming what is missing.
 CheckFlags check_flags_from(const nlohmann::json& j);
 CompareFlags compare_flags_from(const nlohmann::json& j);
 HashFlags hash_flags_from(const nlohmann::json& j);
+ExploreFlags explore_flags_from(const nlohmann::json& j);
 
 // The header of a shard file (the "result" is the command's).
 nlohmann::json shard_file(const char* of, const ShardSpec& shard, uint64_t first, uint64_t count, nlohmann::json flags, nlohmann::json identity);

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "protocols/settings.h"
 #include "sim/strategy.h"
 
@@ -124,10 +126,11 @@ std::optional<std::string> explore_problem(const ExploreOptions& o) {
   return std::nullopt;
 }
 
-ExploreResult explore(const ExploreOptions& options) {
-  if (auto problem = explore_problem(options)) throw std::invalid_argument(fmt::format("explore: {}", *problem));
-  const auto started = std::chrono::steady_clock::now();  // wall time, reported only
-  ExploreResult out;
+namespace {
+
+// The scenario every execution of the walk starts from: the base with the fault alternatives as
+// fault choices, each resolved against the sale that runs.
+Scenario explore_scenario(const ExploreOptions& options) {
   Scenario s = options.base;
   s.keep_trace = false;
   s.record_choices = true;  // every execution's choices are the tree it walks
@@ -149,55 +152,189 @@ ExploreResult explore(const ExploreOptions& options) {
     resolved.trigger = f.trigger;
     s.fault_choices->faults.push_back(std::move(resolved));
   }
+  return s;
+}
+
+struct Walked {
+  RunResult run;
+  std::vector<std::vector<uint32_t>> walked;
+  uint64_t reduced = 0;
+};
+
+// One execution: the prefix's choices, then every later choice's first option walked.
+Walked execute(const Scenario& s, const ExploreOptions& options, const std::vector<uint64_t>& prefix) {
+  sim::ExploreStrategy strategy(prefix, options.data_options, options.max_deviations.value_or(UINT64_MAX));
+  Walked out{run_checked(s, std::make_unique<sim::LentStrategy>(strategy)), {}, 0};
+  out.walked = strategy.walked();
+  out.reduced = strategy.reduced();
+  if (out.walked.size() != out.run.choices.size()) throw std::logic_error("explore: the strategy and the world disagree about the choices made");
+  return out;
+}
+
+// The subtrees a sharded walk deals out, in the order the whole walk visits them: from the root,
+// level by level, each subtree is cut at its first choice with more than one option walked into
+// one subtree per option, until there are `target` of them or none branches (a subtree that is
+// one execution stays whole). The options walked at a choice depend only on the choices before
+// it, so the subtrees are the same in every shard and together are the whole tree.
+std::vector<std::vector<uint64_t>> split_tree(const Scenario& s, const ExploreOptions& options, size_t target) {
+  std::vector<std::vector<uint64_t>> roots{{}};
+  std::vector<bool> leaf{false};
+  for (int level = 0; level < 64 && roots.size() < target; ++level) {
+    std::vector<std::vector<uint64_t>> next;
+    std::vector<bool> next_leaf;
+    bool split = false;
+    for (size_t r = 0; r < roots.size(); ++r) {
+      if (leaf[r] || next.size() + (roots.size() - r) >= target * 4) {
+        next.push_back(roots[r]);
+        next_leaf.push_back(leaf[r]);
+        continue;
+      }
+      const Walked w = execute(s, options, roots[r]);
+      const std::vector<uint64_t> values = sim::values_of(w.run.choices);
+      size_t j = roots[r].size();
+      while (j < w.walked.size() && w.walked[j].size() < 2) ++j;
+      if (j == w.walked.size()) {
+        next.push_back(roots[r]);
+        next_leaf.push_back(true);
+        continue;
+      }
+      for (uint32_t option : w.walked[j]) {
+        std::vector<uint64_t> child(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(j));
+        child.push_back(option);
+        next.push_back(std::move(child));
+        next_leaf.push_back(false);
+      }
+      split = true;
+    }
+    roots = std::move(next);
+    leaf = std::move(next_leaf);
+    if (!split) break;
+  }
+  return roots;
+}
+
+}  // namespace
+
+ExploreResult explore(const ExploreOptions& options) {
+  if (auto problem = explore_problem(options)) throw std::invalid_argument(fmt::format("explore: {}", *problem));
+  if (options.shard_count > 0 && (options.shard_index == 0 || options.shard_index > options.shard_count)) {
+    throw std::invalid_argument(fmt::format("explore: shard {}/{} does not exist", options.shard_index, options.shard_count));
+  }
+  const auto started = std::chrono::steady_clock::now();  // wall time, reported only
+  ExploreResult out;
+  const Scenario s = explore_scenario(options);
+  // The whole tree, or this shard's contiguous block of its subtrees.
+  std::vector<std::vector<uint64_t>> roots{{}};
+  size_t first_root = 0;
+  size_t end_root = 1;
+  if (options.shard_count > 0) {
+    roots = split_tree(s, options, static_cast<size_t>(4 * options.shard_count));
+    const SeedBlock block = shard_block(0, roots.size(), options.shard_index, options.shard_count);
+    first_root = static_cast<size_t>(block.first);
+    end_root = static_cast<size_t>(block.first + block.count);
+    out.split_subtrees = roots.size();
+    out.subtrees = block.count;
+  }
   std::optional<RunResult> best;
-  std::vector<uint64_t> prefix;
-  while (true) {
-    if (out.executions >= options.max_executions) break;
-    sim::ExploreStrategy strategy(prefix, options.data_options, options.max_deviations.value_or(UINT64_MAX));
-    RunResult r = run_checked(s, std::make_unique<sim::LentStrategy>(strategy));
-    ++out.executions;
-    out.longest = std::max(out.longest, r.choices.size());
-    out.pruned += strategy.reduced();
-    const std::vector<std::vector<uint32_t>>& walked = strategy.walked();
-    if (walked.size() != r.choices.size()) throw std::logic_error("explore: the strategy and the world disagree about the choices made");
-    for (size_t i = prefix.size(); i < walked.size(); ++i) {
-      if (walked[i].size() == 1 && r.choices[i].bound > 1 && r.choices[i].kind == sim::ChoiceKind::data) ++out.fixed_draws;
+  out.complete = true;
+  for (size_t r = first_root; r < end_root && out.complete && !out.stopped; ++r) {
+    const std::vector<uint64_t>& root = roots[r];
+    // Choices new in an execution (fixed draws are counted there, once per choice of the tree):
+    // past its prefix, and for a subtree's first execution past where the whole walk would have
+    // backtracked to reach it (where it parts from the subtree before it).
+    size_t new_from = 0;
+    if (r > 0) {
+      const std::vector<uint64_t>& before = roots[r - 1];
+      while (new_from < root.size() && new_from < before.size() && root[new_from] == before[new_from]) ++new_from;
+      ++new_from;
     }
-    std::vector<sim::Choice> record = r.choices;
-    ++out.run_status[sim::to_string(r.outcome.status)];
-    for (const PropertyResult& pr : r.properties) {
-      if (pr.violated) ++out.counts[pr.property->name];
-    }
-    if (r.violates(options.asserted) && (!options.keep || options.keep(r))) {
-      ++out.violating;
-      const bool shorter = !best || r.outcome.steps < best->outcome.steps ||
-                           (r.outcome.steps == best->outcome.steps && r.choices.size() < best->choices.size());
-      if (shorter) best = std::move(r);
-      if (options.stop_at_first) {
-        out.stopped = true;
+    std::vector<uint64_t> prefix = root;
+    while (true) {
+      if (out.executions >= options.max_executions) {
+        out.complete = false;
         break;
       }
+      Walked w = execute(s, options, prefix);
+      RunResult& run = w.run;
+      ++out.executions;
+      out.longest = std::max(out.longest, run.choices.size());
+      out.pruned += w.reduced;
+      for (size_t i = std::min(new_from, w.walked.size()); i < w.walked.size(); ++i) {
+        if (w.walked[i].size() == 1 && run.choices[i].bound > 1 && run.choices[i].kind == sim::ChoiceKind::data) ++out.fixed_draws;
+      }
+      const std::vector<uint64_t> values = sim::values_of(run.choices);
+      ++out.run_status[sim::to_string(run.outcome.status)];
+      for (const PropertyResult& pr : run.properties) {
+        if (pr.violated) ++out.counts[pr.property->name];
+      }
+      if (run.violates(options.asserted) && (!options.keep || options.keep(run))) {
+        ++out.violating;
+        const bool shorter = !best || run.outcome.steps < best->outcome.steps ||
+                             (run.outcome.steps == best->outcome.steps && run.choices.size() < best->choices.size());
+        if (shorter) best = std::move(run);
+        if (options.stop_at_first) {
+          out.stopped = true;
+          out.complete = false;
+          break;
+        }
+      }
+      // Backtrack within the subtree: the choices of its root are fixed.
+      for (size_t i = 0; i < root.size() && i < w.walked.size(); ++i) w.walked[i] = {static_cast<uint32_t>(values[i])};
+      auto next = sim::next_prefix(values, w.walked);
+      if (!next) break;
+      prefix = std::move(*next);
+      new_from = prefix.size();
     }
-    auto next = sim::next_prefix(sim::values_of(record), walked);
-    if (!next) {
-      out.complete = true;
-      break;
-    }
-    prefix = std::move(*next);
   }
   if (best) {
-    // The counterexample must replay as the same run without the explorer: same trace, same
-    // violations. Anything else is a bug in oversim, not in the design.
-    Scenario replay = replay_scenario(*best);
-    const RunResult again = run_checked(replay);
-    bool same = again.outcome.trace_hash == best->outcome.trace_hash;
-    for (size_t k = 0; same && k < again.properties.size(); ++k) same = again.properties[k].violated == best->properties[k].violated;
-    if (!same) throw std::logic_error("explore: the counterexample does not replay as the same run from its plan and choice list");
-    replay.keep_trace = true;
-    out.counterexample = replay;
+    out.best_values = sim::values_of(best->choices);
+    out.best_steps = best->outcome.steps;
+    out.best_choices = best->choices.size();
+    out.counterexample = checked_replay(*best);
   }
   out.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count();
   return out;
+}
+
+Scenario checked_replay(const RunResult& best) {
+  // The counterexample must replay as the same run without the explorer: same trace, same
+  // violations. Anything else is a bug in oversim, not in the design.
+  Scenario replay = replay_scenario(best);
+  const RunResult again = run_checked(replay);
+  bool same = again.outcome.trace_hash == best.outcome.trace_hash;
+  for (size_t k = 0; same && k < again.properties.size(); ++k) same = again.properties[k].violated == best.properties[k].violated;
+  if (!same) throw std::logic_error("explore: the counterexample does not replay as the same run from its plan and choice list");
+  replay.keep_trace = true;
+  return replay;
+}
+
+Scenario explore_counterexample(const ExploreOptions& options, const std::vector<uint64_t>& values) {
+  return checked_replay(execute(explore_scenario(options), options, values).run);
+}
+
+void merge_explores(ExploreResult& into, ExploreResult&& later, bool first) {
+  if (!first && (into.stopped || !into.complete)) return;  // one walk would have ended there
+  into.executions += later.executions;
+  into.violating += later.violating;
+  into.pruned += later.pruned;
+  into.fixed_draws += later.fixed_draws;
+  into.longest = std::max(into.longest, later.longest);
+  into.complete = later.complete;
+  into.stopped = later.stopped;
+  for (const auto& [name, n] : later.counts) into.counts[name] += n;
+  for (const auto& [status, n] : later.run_status) into.run_status[status] += n;
+  into.subtrees += later.subtrees;
+  into.split_subtrees = later.split_subtrees;
+  into.wall_ns += later.wall_ns;
+  const bool shorter = !later.best_values.empty() &&
+                       (into.best_values.empty() || later.best_steps < into.best_steps ||
+                        (later.best_steps == into.best_steps && later.best_choices < into.best_choices));
+  if (shorter) {
+    into.best_values = std::move(later.best_values);
+    into.best_steps = later.best_steps;
+    into.best_choices = later.best_choices;
+  }
+  into.counterexample.reset();
 }
 
 }  // namespace oversim::properties

@@ -39,6 +39,14 @@ struct ExploreOptions {
   // When set, a violating execution counts only when keep(run) (the shrinker's target: the
   // mechanism and the story of faults as well as the properties).
   std::function<bool(const RunResult&)> keep;
+  // Walk only shard `shard_index` (1-based) of `shard_count` (0: the whole tree). The options
+  // walked at a choice depend only on the choices before it, so the tree is the same whatever
+  // order it is walked in: it is cut into subtrees at its first branching choices, level by level,
+  // until there are 4 per shard (or none branches), and each shard walks a contiguous block of
+  // them in the whole walk's order. The shards merged (merge_explores) are the whole walk when
+  // every shard completes; the budget is per shard.
+  uint64_t shard_index = 0;
+  uint64_t shard_count = 0;
 };
 
 struct ExploreResult {
@@ -60,6 +68,13 @@ struct ExploreResult {
   // The shortest violating execution (fewest trace events, then fewest choices), as a scenario
   // that replays it without the explorer: its faults as a plan, its choices as a schedule.
   std::optional<protocols::Scenario> counterexample;
+  // That execution's choice values, trace steps and choice count: what a merge of shards keeps
+  // to pick the shortest and replay it (explore_counterexample).
+  std::vector<uint64_t> best_values;
+  uint64_t best_steps = 0;
+  size_t best_choices = 0;
+  uint64_t subtrees = 0;        // a shard's: the subtrees it walked
+  uint64_t split_subtrees = 0;  // a shard's: the subtrees the tree was cut into
   int64_t wall_ns = 0;
 };
 
@@ -70,6 +85,19 @@ std::optional<std::string> explore_problem(const ExploreOptions& options);
 
 // Throws std::invalid_argument with explore_problem's reason.
 ExploreResult explore(const ExploreOptions& options);
+
+// Adds a later shard's walk (its subtrees all after `into`'s) to `into` (`first`: into is empty):
+// what one walk of both gives, when the shards before it completed (a walk cut short by its
+// budget or stopped at its first violation ends there: nothing later counts). The shortest
+// counterexample is kept by trace steps, then choices, the earlier on a tie, as one walk keeps
+// it; `counterexample` is left empty for explore_counterexample to replay.
+void merge_explores(ExploreResult& into, ExploreResult&& later, bool first);
+// The counterexample of the execution with these choice values of `options`'s tree, replayed and
+// checked as explore() checks its own.
+protocols::Scenario explore_counterexample(const ExploreOptions& options, const std::vector<uint64_t>& values);
+// The scenario that replays `best` without the explorer, checked to replay as the same run (same
+// trace hash and violations: anything else is a bug in oversim), with its trace kept.
+protocols::Scenario checked_replay(const RunResult& best);
 
 // The scenario that replays `run` (made with fault choices) without them.
 protocols::Scenario replay_scenario(const RunResult& run);

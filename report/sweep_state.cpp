@@ -206,4 +206,49 @@ properties::SweepResult sweep_state(const nlohmann::json& j) {
   return sw;
 }
 
+nlohmann::json explore_state_json(const properties::ExploreResult& r) {
+  return {{"executions", r.executions},
+          {"violating", r.violating},
+          {"pruned", r.pruned},
+          {"fixed_draws", r.fixed_draws},
+          {"longest", r.longest},
+          {"complete", r.complete},
+          {"stopped", r.stopped},
+          {"counts", r.counts},
+          {"run_status", r.run_status},
+          {"best_values", r.best_values},
+          {"best_steps", r.best_steps},
+          {"best_choices", r.best_choices},
+          {"subtrees", r.subtrees},
+          {"split_subtrees", r.split_subtrees},
+          {"wall_ns", r.wall_ns}};
+}
+
+properties::ExploreResult explore_state(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::invalid_argument("the exploration state is not an object");
+  const Reader r{j, ""};
+  properties::ExploreResult out;
+  out.executions = r.unsigned_integer("executions");
+  out.violating = r.unsigned_integer("violating");
+  out.pruned = r.unsigned_integer("pruned");
+  out.fixed_draws = r.unsigned_integer("fixed_draws");
+  out.longest = static_cast<size_t>(r.unsigned_integer("longest"));
+  out.complete = r.boolean("complete");
+  out.stopped = r.boolean("stopped");
+  for (const auto& [name, n] : r.counts("counts")) out.counts[name] = static_cast<uint64_t>(n);
+  for (const auto& [name, n] : r.counts("run_status")) out.run_status[name] = static_cast<uint64_t>(n);
+  const json& values = r.at("best_values");
+  if (!values.is_array()) throw std::invalid_argument("the exploration state's 'best_values' is not an array");
+  for (const json& v : values) {
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) throw std::invalid_argument("the exploration state's 'best_values' holds a value that is not a choice");
+    out.best_values.push_back(v.get<uint64_t>());
+  }
+  out.best_steps = r.unsigned_integer("best_steps");
+  out.best_choices = static_cast<size_t>(r.unsigned_integer("best_choices"));
+  out.subtrees = r.unsigned_integer("subtrees");
+  out.split_subtrees = r.unsigned_integer("split_subtrees");
+  out.wall_ns = r.integer("wall_ns");
+  return out;
+}
+
 }  // namespace oversim::report

@@ -11,11 +11,17 @@
 #include <nlohmann/json.hpp>
 
 #include "properties/checker.h"
+#include "properties/explore.h"
 
 namespace oversim::report {
 
 nlohmann::json sweep_state_json(const properties::SweepResult& sw);
 // Throws std::invalid_argument naming the field that is missing or of the wrong type.
 properties::SweepResult sweep_state(const nlohmann::json& j);
+
+// An exploration's shard (explore --shard) the same way: its counts, and the shortest
+// counterexample's choice values, steps and choice count (properties::merge_explores).
+nlohmann::json explore_state_json(const properties::ExploreResult& r);
+properties::ExploreResult explore_state(const nlohmann::json& j);
 
 }  // namespace oversim::report

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "properties/checker.h"
+#include "properties/explore.h"
 #include "report/sweep_state.h"
 
 namespace oversim {
@@ -122,6 +123,81 @@ INSTANTIATE_TEST_SUITE_P(Sweeps, MergedShards,
                                            Case{"db_conditional_update", "gc-pause", 40, 17, false},        // holds
                                            Case{"prededuct_reconciled", "failover", 1, 12, false}),          // the layers' numbers
                          [](const ::testing::TestParamInfo<Case>& p) { return std::string(p.param.design) + (p.param.stop_at_first ? "_stop" : ""); });
+
+}  // namespace
+}  // namespace oversim
+
+namespace oversim {
+namespace {
+
+// The explorer's shards: the tree cut into subtrees dealt in contiguous blocks; merged in order,
+// the whole walk (every count, and the shortest counterexample with the whole walk's tie-break).
+struct ExploreCase {
+  const char* design;
+  int buyers;
+  std::optional<uint64_t> max_deviations;
+  bool first;
+};
+
+class MergedExploreShards : public ::testing::TestWithParam<ExploreCase> {};
+
+TEST_P(MergedExploreShards, AreTheWholeWalk) {
+  const ExploreCase& c = GetParam();
+  properties::ExploreOptions o;
+  o.base.design = c.design;
+  o.base.workload.buyers = c.buyers;
+  o.base.workload.stock = 1;
+  o.base.workload.arrival = protocols::Arrival::burst;
+  o.base.workload.burst_window = sim::Duration::zero();
+  o.base.workload.latency_min = sim::Duration::us(200);
+  o.base.workload.latency_max = sim::Duration::us(200);
+  o.base.workload.latency_tail = false;
+  o.faults = {sim::FaultPlan::parse("on explore_any pause here for 1.5x lock-ttl").faults.front()};
+  o.max_deviations = c.max_deviations;
+  o.stop_at_first = c.first;
+  const properties::ExploreResult whole = properties::explore(o);
+  ASSERT_GT(whole.executions, 1u);
+  for (uint64_t n : {2u, 3u, 11u}) {
+    properties::ExploreResult merged;
+    uint64_t subtrees = 0;
+    for (uint64_t i = 1; i <= n; ++i) {
+      properties::ExploreOptions shard = o;
+      shard.shard_index = i;
+      shard.shard_count = n;
+      properties::ExploreResult part = properties::explore(shard);
+      subtrees += part.subtrees;
+      const std::string file = report::explore_state_json(part).dump();
+      properties::merge_explores(merged, report::explore_state(nlohmann::json::parse(file)), i == 1);
+    }
+    EXPECT_EQ(merged.executions, whole.executions) << n << " shards";
+    EXPECT_EQ(merged.violating, whole.violating) << n << " shards";
+    EXPECT_EQ(merged.pruned, whole.pruned) << n << " shards";
+    EXPECT_EQ(merged.fixed_draws, whole.fixed_draws) << n << " shards";
+    EXPECT_EQ(merged.longest, whole.longest) << n << " shards";
+    EXPECT_EQ(merged.complete, whole.complete) << n << " shards";
+    EXPECT_EQ(merged.stopped, whole.stopped) << n << " shards";
+    EXPECT_EQ(merged.counts, whole.counts) << n << " shards";
+    EXPECT_EQ(merged.run_status, whole.run_status) << n << " shards";
+    EXPECT_EQ(merged.best_values, whole.best_values) << n << " shards";
+    if (!c.first) {
+      EXPECT_GE(subtrees, std::min<uint64_t>(n, 2)) << "the tree was not split";
+    }
+    if (!whole.best_values.empty()) {
+      const protocols::Scenario cx = properties::explore_counterexample(o, merged.best_values);
+      EXPECT_EQ(cx.schedule, whole.counterexample->schedule);
+      EXPECT_EQ(cx.faults, whole.counterexample->faults);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Walks, MergedExploreShards,
+                         ::testing::Values(ExploreCase{"redis_lock_read_modify_write", 2, std::nullopt, false},  // breaks: the shortest kept
+                                           ExploreCase{"redis_lock_conditional", 2, std::nullopt, false},        // holds: every execution
+                                           ExploreCase{"redis_lock_read_modify_write", 2, std::nullopt, true},   // stops at the first
+                                           ExploreCase{"redis_lock_plain_del", 3, uint64_t{1}, false}),          // a context bound
+                         [](const ::testing::TestParamInfo<ExploreCase>& p) {
+                           return std::string(p.param.design) + "_" + std::to_string(p.param.buyers) + (p.param.first ? "_first" : "");
+                         });
 
 }  // namespace
 }  // namespace oversim

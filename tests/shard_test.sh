@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Sharded sweeps (issue 34): `--shard i/n` runs a contiguous block of the seeds and `oversim merge`
-# gives exactly what one run over all of them gives: check's counts, first failing seed and shrunk
-# counterexample (the whole JSON result, the text but for the merge's own lines, the emitted
-# scenario), compare's table and cells, hash's lines. Also with --stop-at-first, an empty shard
+# Sharded sweeps (issue 34): `--shard i/n` runs a contiguous block of the seeds (of explore's
+# subtrees) and `oversim merge` gives exactly what one run over all of them gives: check's counts,
+# first failing seed and shrunk counterexample (the whole JSON result, the text but for the
+# merge's own lines, the emitted scenario), compare's table and cells, hash's lines, explore's
+# walk. Also with --stop-at-first, an empty shard
 # (more shards than seeds), shards given in any order, and the bad input merge refuses (exit 2,
 # one line). Usage: shard_test.sh path/to/oversim
 set -u
@@ -74,6 +75,34 @@ if ! cmp -s "$dir/hash.txt" "$dir/hash-cat.txt"; then fail "hash: the shards' li
 "$oversim" merge "$dir"/hash-[1-4].json >"$dir/hash-merged.txt" 2>/dev/null
 if ! cmp -s "$dir/hash.txt" "$dir/hash-merged.txt"; then fail "hash: the merged lines differ"; else pass; fi
 
+# explore: the tree's subtrees dealt to the shards; merged, the whole walk's result (executions,
+# reductions, fixed draws, counts, the shortest counterexample and its tie-break): a design that
+# holds, one that breaks, --first (the walk stops in the first shard with a violation), a context
+# bound, more shards than the tree has subtrees at its first level.
+explore_shards() {
+  local n="$1" name="explore-$2"
+  shift 2
+  local status_whole status_merged i files=()
+  "$oversim" explore "$@" --json "$dir/$name-whole.json" >"$dir/$name-whole.txt" 2>/dev/null
+  status_whole=$?
+  for i in $(seq 1 "$n"); do
+    "$oversim" explore "$@" --shard "$i/$n" --json "$dir/$name-$i.json" >/dev/null 2>&1
+    files=("$dir/$name-$i.json" "${files[@]}")
+  done
+  "$oversim" merge "${files[@]}" --json "$dir/$name-merged.json" >"$dir/$name-merged.txt" 2>/dev/null
+  status_merged=$?
+  if [ "$status_whole" != "$status_merged" ]; then fail "explore $name: merge exited $status_merged, the whole walk $status_whole"; return; fi
+  if ! same_json "$dir/$name-whole.json" "$dir/$name-merged.json"; then fail "explore $name: the merged JSON differs"; diff <(jq -S . "$dir/$name-whole.json") <(jq -S . "$dir/$name-merged.json") | head -20; return; fi
+  if ! cmp -s <(grep -v -e '^merged: ' -e '^explored: ' "$dir/$name-whole.txt") <(grep -v -e '^merged: ' -e '^explored: ' "$dir/$name-merged.txt"); then fail "explore $name: the merged text differs"; return; fi
+  if ! cmp -s <(grep '^explored: ' "$dir/$name-whole.txt" | sed 's/, [0-9.]*s wall//') <(grep '^explored: ' "$dir/$name-merged.txt" | sed 's/, [0-9.]*s wall//'); then fail "explore $name: the explored line differs"; return; fi
+  pass
+}
+explore_shards 3 rmw --variant redis_lock_read_modify_write
+explore_shards 4 holds --variant redis_lock_conditional
+explore_shards 5 first --variant redis_lock_read_modify_write --first
+explore_shards 7 bounded --variant redis_lock_plain_del --buyers 3 --max-deviations 1
+explore_shards 40 many --variant db_conditional_update
+
 expect2() {  # expect2 <stderr-substring> <args...>: exit 2 with one line naming the problem
   local needle="$1" err status
   shift
@@ -97,6 +126,9 @@ expect2 "--shard: --first-seed random draws a range per shard" check --variant d
 expect2 "--shard: '3' is not i/n" check --variant db_conditional_update --shard 3 --json "$dir/x.json"
 expect2 "--shard: 3 is out of range" check --variant db_conditional_update --shard 3/2 --json "$dir/x.json"
 expect2 "--shard: 0 is out of range" compare --variants db_conditional_update --shard 0/2 --json "$dir/x.json"
+expect2 "--shard: give --json FILE" explore --variant db_conditional_update --shard 1/2
+expect2 "--shard: --junit is drawn from all the shards" explore --variant db_conditional_update --shard 1/2 --json "$dir/x.json" --junit "$dir/x.xml"
+expect2 "merge: shards missing: 1 of 3" merge "$dir/rmw-2.json" "$dir/rmw-3.json"
 # A shard file whose sweep was cut short is refused, naming what it lacks.
 jq 'del(.result.metrics.answer_times)' "$dir/rmw-2.json" >"$dir/cut-2.json"
 expect2 "has no 'metrics.answer_times'" merge "$dir/rmw-1.json" "$dir/cut-2.json" "$dir/rmw-3.json"
