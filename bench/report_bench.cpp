@@ -5,6 +5,7 @@
 
 #include "report/html.h"
 #include "report/json.h"
+#include "report/sweep_state.h"
 #include "report/timeline.h"
 
 namespace oversim {
@@ -66,6 +67,38 @@ void BM_RenderHtml(benchmark::State& state) {
 }
 BENCHMARK(BM_RenderHtml)->Unit(benchmark::kMicrosecond);
 
+// A shard file's part (report/sweep_state.h) at the scale the samples make it large: a sweep of
+// `state.range(0)` runs of a 10,000-buyer sale's numbers (an answer time per buyer, a lock wait
+// per acquisition), written as text, read back and merged into a second shard's: what `oversim
+// merge` costs per shard beyond reading the file.
+properties::SweepResult big_sweep(int64_t runs) {
+  properties::SweepResult sw;
+  sw.runs = static_cast<uint64_t>(runs);
+  sw.metrics.runs = sw.runs;
+  for (int64_t r = 0; r < runs; ++r) {
+    for (int64_t b = 0; b < 10'000; ++b) {
+      sw.metrics.answer_times.push_back(sim::Duration::us(1'000 + (b * 7'919 + r * 104'729) % 5'000'000));
+      sw.metrics.lock_waits.push_back(sim::Duration::us((b * 31 + r) % 200'000));
+    }
+  }
+  return sw;
+}
+
+void BM_ShardStateRoundTrip(benchmark::State& state) {
+  const properties::SweepResult sw = big_sweep(state.range(0));
+  size_t bytes = 0;
+  for (auto _ : state) {
+    const std::string text = report::sweep_state_json(sw).dump();
+    bytes = text.size();
+    properties::SweepResult merged = big_sweep(0);
+    properties::merge_sweeps(merged, report::sweep_state(nlohmann::json::parse(text)));
+    benchmark::DoNotOptimize(merged);
+  }
+  state.counters["file_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_ShardStateRoundTrip)->Arg(1)->Arg(10)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace oversim
+
 BENCHMARK_MAIN();
