@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 
@@ -234,6 +235,18 @@ std::string scenario_toml(const protocols::Scenario& s, const std::vector<std::s
   out += fmt::format("\n[expect]\nrun = {}\n", quoted(verdict_word(exit_status)));
   if (!violated.empty()) out += fmt::format("violated = {}\n", toml_list(violated));
   return out;
+}
+
+// A scenario file's [expect] for this command, against how it ended: one line after the verdict
+// (stderr when stdout carries JSON). The exit status stays the verdict's.
+int expectation(const ScenarioSource& source, const char* command, int status, bool quiet_stdout) {
+  const auto it = source.expect.find(command);
+  if (it == source.expect.end() || status == 2 || status == 3) return status;
+  const char* got = verdict_word(status);
+  const std::string line = it->second == got ? fmt::format("expected: {} {}, as {} states\n", command, got, source.path)
+                                             : fmt::format("expected: NOT as stated: {} expects {} to end {}; it ended {}\n", source.path, command, it->second, got);
+  std::fputs(line.c_str(), quiet_stdout ? stderr : stdout);
+  return status;
 }
 
 }  // namespace oversim::cli

@@ -57,6 +57,10 @@ struct ScenarioSource {
   std::string header_line() const;
 };
 
+// A scenario file's [expect] for this command, against how it ended: one line after the verdict
+// (stderr when stdout carries JSON). The exit status stays the verdict's.
+int expectation(const ScenarioSource& source, const char* command, int status, bool quiet_stdout);
+
 // The scenario of a run as a file `oversim run FILE` replays: the design, the faults (a plan, one
 // fault per entry), the asserted properties when not the default, the workload flags that differ
 // from the defaults, the seed and schedule under [run], and what the run ended as under [expect].

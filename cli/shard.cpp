@@ -9,6 +9,7 @@
 
 #include "cli/flags.h"
 #include "cli/result_file.h"
+#include "cli/scenario_file.h"
 #include "properties/checker.h"
 #include "report/json.h"
 #include "report/sweep_state.h"
@@ -322,7 +323,7 @@ int merge_command(const MergeFlags& f) {
   merged.shards = shards.size();
   merged.identity = first["identity"];
   for (const auto& [index, i] : by_index) merged.results.push_back(shards[i]["result"]);
-  fmt::print(stderr, "oversim merge: {} shards of `oversim {}`\n", count, of);
+  fmt::print(stderr, "oversim merge: {} shards of `{} {}`\n", count, properties::reproduce_program(), of);
   // The flags as the shards parsed them; a file that does not hold them is not this oversim's.
   auto flags_of = [&](auto read) {
     try {
@@ -337,7 +338,7 @@ int merge_command(const MergeFlags& f) {
     c.html = f.html;
     c.junit = f.junit;
     c.emit_scenario = f.emit_scenario;
-    return check_command(c, &merged);
+    return expectation(c.source, "check", check_command(c, &merged), false);
   }
   if (of == "explore") {
     if (!f.emit_scenario.empty()) throw UsageError("merge: --emit-scenario is for shards of check, not of explore");

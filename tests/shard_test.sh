@@ -56,6 +56,19 @@ check_shards 3 layers --variant prededuct_reconciled --faults failover --seeds 2
 check_shards 7 tiny --variant redis_lock_read_modify_write --faults gc-pause --seeds 4 --no-shrink
 if ! jq -e '.shard.seeds == null' "$dir/tiny-7.json" >/dev/null; then fail "shard 7/7 of 4 seeds did not say it ran none"; else pass; fi
 
+# A scenario file's [expect] is stated by the merge, not by a shard (whose block may not fail).
+source_dir=$(cd "$(dirname "$0")/.." && pwd)
+for i in 1 2; do
+  "$oversim" check "$source_dir/scenarios/etcd-guarded-unlock-retry.toml" --seeds 6 --shard "$i/2" --json "$dir/file-$i.json" >"$dir/file-$i.txt" 2>/dev/null
+done
+if grep -q '^expected: ' "$dir/file-1.txt" "$dir/file-2.txt"; then fail "a shard stated the scenario file's expectation"; else pass; fi
+"$oversim" merge "$dir/file-1.json" "$dir/file-2.json" >"$dir/file-merged.txt" 2>/dev/null
+if [ $? != 1 ] || ! grep -q '^expected: check violated, as .*etcd-guarded-unlock-retry.toml states' "$dir/file-merged.txt"; then
+  fail "the merge of a scenario file's shards did not state its expectation: $(tail -2 "$dir/file-merged.txt")"
+else
+  pass
+fi
+
 # compare: the table and every cell's data.
 "$oversim" compare --variants redis_lock_read_modify_write,db_conditional_update --faults none,gc-pause,failover --seeds 12 --json "$dir/cmp.json" >"$dir/cmp.txt" 2>/dev/null
 for i in 1 2 3; do
