@@ -433,7 +433,7 @@ rm -rf "$results"
 out=$(timeout -s KILL 3 "$oversim" check --variant redis_lock_conditional --faults gc-pause --seeds 3000 2>/dev/null | cat)
 if ! printf '%s\n' "$out" | head -1 | grep -q '^oversim check: variant redis_lock_conditional, faults gc-pause' || ! printf '%s\n' "$out" | grep -q '^asserting: '; then
   echo "FAIL: check killed mid-sweep left no header on its pipe: '$out'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
-out=$(timeout -s KILL 8 "$oversim" compare --seeds 300 2>/dev/null | cat)
+out=$(timeout -s KILL 8 "$oversim" compare --variants redis_lock_conditional --faults gc-pause,failover --seeds 20000 2>/dev/null | cat)
 if ! printf '%s\n' "$out" | grep -q '^variant  *faults  *oversell'; then
   echo "FAIL: compare killed mid-sweep left no table header on its pipe: '$out'"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
