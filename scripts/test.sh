@@ -12,7 +12,9 @@
 #      builds run, and whose code paths the golden, fast-path and ZooKeeper story tests still run
 #      under ASan for every design and profile; and the Release-only tests: the reproduce-line
 #      replay, the HTML report in Chromium, the scenario files (13 minutes under ASan; cli_test
-#      feeds bad scenario files to the ASan build) and the RedLock profile shrink cases
+#      feeds bad scenario files to the ASan build), the RedLock profile shrink cases, the shard
+#      merges of every command (shard_test.cpp's merges run under ASan) and the explorer's walk of
+#      every design at two buyers (5 minutes under ASan; explore_test's other walks run there)
 #   5. each fuzz target for OVERSIM_FUZZ_SECONDS (default 45) from the checked-in corpus
 # The golden-fingerprint and determinism tests run in every build.
 set -euo pipefail
